@@ -1,0 +1,59 @@
+//! The shacl-mcp compiler: SHACL shapes in, one model out, with every diagnostic at once.
+//!
+//! ```text
+//! SHACL JSON ─┐                          ┌─► surface ─► ToolSpec (tools/list)
+//!             ├─► parse ─► ShapeDocument ─► check ─► Dna (model)
+//! Turtle ─────┘                          └─► codegen (feature `codegen`)
+//! ```
+//!
+//! [`load`] does the whole front end for a file; [`parse`] and [`check`] are the two halves.
+
+pub mod check;
+pub mod diagnostic;
+pub mod model;
+pub mod naming;
+pub mod parse;
+pub mod shape;
+pub mod surface;
+
+pub use diagnostic::{Diagnostic, Diagnostics, Severity};
+pub use model::Dna;
+pub use surface::{SurfaceOptions, ToolSpec};
+
+use std::path::Path;
+
+/// Reads, parses and checks one DNA file (`.ttl` is Turtle, anything else SHACL JSON).
+/// Returns the model when there is no error, and every diagnostic (notes too) either way.
+pub fn load(path: &Path) -> (Option<Dna>, Diagnostics) {
+    let file = path.display().to_string();
+    match std::fs::read_to_string(path) {
+        Ok(text) => load_str(&text, &file, parse::Format::from_path(path)),
+        Err(e) => {
+            let d = Diagnostic::error(
+                "unreadable-file",
+                shape::Origin::default(),
+                format!("cannot read the file: {e}"),
+            )
+            .help("check the path and its permissions");
+            (None, Diagnostics(vec![d]).in_file(&file))
+        }
+    }
+}
+
+/// [`load`] for text in memory; `file` names it in diagnostics and, for bare shapes and
+/// arrays, gives the DNA its name (the file stem).
+pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, Diagnostics) {
+    let (document, mut diagnostics) = parse::parse(text, format);
+    let fallback_name = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dna".to_string());
+    let dna = document.and_then(|document| {
+        let (dna, more) = check::check(&document, &fallback_name);
+        diagnostics.extend(more);
+        dna
+    });
+    let diagnostics = parse::locate(diagnostics, text, format).in_file(file);
+    let dna = if diagnostics.has_errors() { None } else { dna };
+    (dna, diagnostics)
+}
