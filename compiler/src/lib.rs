@@ -9,7 +9,9 @@
 //! [`load`] does the whole front end for a file; [`parse`] and [`check`] are the two halves.
 
 pub mod check;
+pub mod describe;
 pub mod diagnostic;
+pub mod literal;
 pub mod model;
 pub mod naming;
 pub mod parse;

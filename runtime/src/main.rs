@@ -1,1 +1,5 @@
-fn main() {}
+//! The `shacl-mcp` command.
+
+fn main() -> std::process::ExitCode {
+    shacl_mcp::cli::main()
+}

@@ -1,7 +1,207 @@
-//! JSON Schema of one property's value.
-use crate::model::Property;
-use serde_json::Value;
+//! JSON Schema and plain-language text for one property's values. The one place shape
+//! constraints become schema keywords, so tool parameters and describe texts agree.
 
-pub fn property_value_schema(_property: &Property) -> Value {
-    Value::Null
+use serde_json::{Map, Value, json};
+
+use crate::model::{Property, ValueType};
+
+/// The IRI rule of `data-model.md`, as a JSON Schema pattern.
+pub const IRI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$";
+
+/// The schema of one value (one item, for collections), with the property's hint as description.
+pub fn property_value_schema(p: &Property) -> Value {
+    let mut s = Map::new();
+    let c = &p.constraints;
+    let json_type = match p.value_type {
+        ValueType::Boolean => "boolean",
+        ValueType::Integer(_) => "integer",
+        ValueType::Number => "number",
+        ValueType::String | ValueType::DateTime(_) | ValueType::Reference => "string",
+    };
+    s.insert("type".into(), json_type.into());
+    if let Some(format) = p.value_type.format() {
+        s.insert("format".into(), format.into());
+    }
+    if !c.in_values.is_empty() {
+        s.insert("enum".into(), c.in_values.iter().map(|v| v.value.clone()).collect());
+    }
+    // JSON Schema has no regex flags: a pattern with flags is left to the engine.
+    match (&c.pattern, p.value_type) {
+        (Some(pattern), _) if pattern.flags.as_deref().is_none_or(str::is_empty) => {
+            s.insert("pattern".into(), pattern.source.clone().into());
+        }
+        (None, ValueType::Reference) => {
+            s.insert("pattern".into(), IRI_PATTERN.into());
+        }
+        _ => {}
+    }
+    if let Some(n) = c.min_length {
+        s.insert("minLength".into(), n.into());
+    }
+    if let Some(n) = c.max_length {
+        s.insert("maxLength".into(), n.into());
+    }
+    let (type_min, type_max) = match p.value_type {
+        ValueType::Integer(kind) => kind.range(),
+        _ => (None, None),
+    };
+    let minimum = c.min_inclusive.clone().map(Value::Number).or(type_min.map(Value::from));
+    let maximum = c.max_inclusive.clone().map(Value::Number).or(type_max.map(Value::from));
+    if let Some(v) = minimum {
+        s.insert("minimum".into(), v);
+    }
+    if let Some(v) = maximum {
+        s.insert("maximum".into(), v);
+    }
+    if let Some(n) = &c.min_exclusive {
+        s.insert("exclusiveMinimum".into(), Value::Number(n.clone()));
+    }
+    if let Some(n) = &c.max_exclusive {
+        s.insert("exclusiveMaximum".into(), Value::Number(n.clone()));
+    }
+    Value::Object(s)
+}
+
+/// The schema of the whole property as a tool parameter: the value schema, or an array of
+/// them for collections (`maxItems` from `max_count`), with the hint as description.
+pub fn property_schema(p: &Property) -> Value {
+    let mut schema = if p.collection {
+        let mut a = Map::new();
+        a.insert("type".into(), "array".into());
+        a.insert("items".into(), property_value_schema(p));
+        if let Some(max) = p.max_count {
+            a.insert("maxItems".into(), max.into());
+        }
+        Value::Object(a)
+    } else {
+        property_value_schema(p)
+    };
+    schema["description"] = parameter_description(p).into();
+    schema
+}
+
+/// `value` of a setter: the value schema, nullable when the scalar is optional (`null` clears it).
+pub fn setter_value_schema(p: &Property) -> Value {
+    let mut schema = property_value_schema(p);
+    if p.is_optional_scalar() {
+        let t = schema["type"].clone();
+        schema["type"] = json!([t, "null"]);
+        if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
+            values.push(Value::Null);
+        }
+    }
+    schema["description"] = if p.is_optional_scalar() {
+        format!("The new value, or null to clear it. {}", parameter_description(p))
+    } else {
+        format!("The new value. {}", parameter_description(p))
+    }
+    .trim_end()
+    .into();
+    schema
+}
+
+/// The parameter's description: its hint, then its type and constraints in words.
+pub fn parameter_description(p: &Property) -> String {
+    let mut text = p.interpretation_hint.clone().unwrap_or_default();
+    let summary = summary(p);
+    if !text.is_empty() && !text.ends_with('.') {
+        text.push('.');
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&summary);
+    text
+}
+
+/// Type, cardinality and constraints in words: `string, 1 to 4000 characters, required`.
+pub fn summary(p: &Property) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let c = &p.constraints;
+    let ty = match (p.value_type, &p.target_class) {
+        (ValueType::Reference, Some(class)) => format!("IRI of a {class}"),
+        (ValueType::Reference, None) => "IRI".to_string(),
+        (ValueType::DateTime(kind), _) => match kind.format() {
+            "date-time" => "date-time (RFC 3339 with offset, e.g. 2026-12-24T10:00:00Z)".to_string(),
+            "date" => "date (YYYY-MM-DD)".to_string(),
+            _ => "time (RFC 3339 with offset, e.g. 10:00:00Z)".to_string(),
+        },
+        (t, _) => t.type_name().to_string(),
+    };
+    parts.push(if p.collection { format!("list of {ty}") } else { ty });
+    if !c.in_values.is_empty() {
+        let values: Vec<String> = c
+            .in_values
+            .iter()
+            .map(|v| match &v.label {
+                Some(label) => format!("{} ({label})", v.value),
+                None => v.value.to_string(),
+            })
+            .collect();
+        parts.push(format!("one of {}", values.join(", ")));
+    }
+    if let Some(pattern) = &c.pattern {
+        match pattern.flags.as_deref().filter(|f| !f.is_empty()) {
+            Some(flags) => parts.push(format!("matches /{}/{flags}", pattern.source)),
+            None => parts.push(format!("matches {}", pattern.source)),
+        }
+    }
+    match (c.min_length, c.max_length) {
+        (Some(a), Some(b)) => parts.push(format!("{a} to {b} characters")),
+        (Some(a), None) => parts.push(format!("at least {a} characters")),
+        (None, Some(b)) => parts.push(format!("at most {b} characters")),
+        (None, None) => {}
+    }
+    for (word, bound) in [
+        (">=", &c.min_inclusive),
+        ("<=", &c.max_inclusive),
+        (">", &c.min_exclusive),
+        ("<", &c.max_exclusive),
+    ] {
+        if let Some(n) = bound {
+            parts.push(format!("{word} {n}"));
+        }
+    }
+    if let (true, Some(max)) = (p.collection, p.max_count) {
+        parts.push(format!("at most {max} items"));
+    }
+    if p.required {
+        parts.push("required".to_string());
+    }
+    if let Some(reason) = p.access.reason() {
+        parts.push(reason.to_string());
+    }
+    parts.join(", ")
+}
+
+/// A plausible value for examples in descriptions: the first allowed value, or one that
+/// satisfies the type and range.
+pub fn example_value(p: &Property) -> Value {
+    let c = &p.constraints;
+    if let Some(first) = c.in_values.first() {
+        return first.value.clone();
+    }
+    match p.value_type {
+        ValueType::Boolean => true.into(),
+        ValueType::Integer(kind) => {
+            let lower = c
+                .min_inclusive
+                .as_ref()
+                .and_then(serde_json::Number::as_f64)
+                .map(|f| f.ceil() as i64);
+            lower
+                .or(kind.range().0)
+                .unwrap_or(1)
+                .max(kind.range().0.unwrap_or(i64::MIN))
+                .into()
+        }
+        ValueType::Number => c.min_inclusive.clone().map(Value::Number).unwrap_or_else(|| json!(1.5)),
+        ValueType::DateTime(kind) => match kind.format() {
+            "date-time" => "2026-12-24T10:00:00Z".into(),
+            "date" => "2026-12-24".into(),
+            _ => "10:00:00Z".into(),
+        },
+        ValueType::Reference => "ad4m://obj/abcdefghijklmnopqrstuvwx".into(),
+        ValueType::String => "example".into(),
+    }
 }

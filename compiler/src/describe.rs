@@ -1,0 +1,92 @@
+//! The model as data for agents and people: the class objects of describe_perspective
+//! (tool-surface.md), shared by `shacl-mcp describe` and the runtime's describe_perspective.
+
+use serde_json::{Map, Value, json};
+
+use crate::model::{Class, Property};
+
+/// The fixed `usage` text of describe_perspective.
+pub const USAGE: &str = "Pass a class's `name` as `class_name` to the instance tools (instance_create, instance_query, \
+     instance_get, instance_update, instance_add_to_collection, instance_remove_from_collection, instance_remove). \
+     Property names are the keys of `properties` and of `filter`; required properties must be given on create; \
+     read_only properties cannot be written.";
+
+/// One class as describe_perspective lists it; class markers are hidden.
+pub fn class_json(class: &Class) -> Value {
+    let mut o = Map::new();
+    o.insert("name".into(), class.name.clone().into());
+    o.insert("class_uri".into(), class.target_class.clone().into());
+    if let Some(hint) = &class.interpretation_hint {
+        o.insert("interpretation_hint".into(), hint.clone().into());
+    }
+    if let Some(identity) = &class.identity_property {
+        o.insert("identity_property".into(), identity.clone().into());
+    }
+    let (collections, scalars): (Vec<&Property>, Vec<&Property>) =
+        class.visible_properties().partition(|p| p.collection);
+    o.insert("properties".into(), scalars.into_iter().map(property_json).collect());
+    o.insert(
+        "collections".into(),
+        collections.into_iter().map(property_json).collect(),
+    );
+    Value::Object(o)
+}
+
+/// One property: `{ name, type, format?, required, cardinality, predicate, read_only?, ... }`.
+pub fn property_json(p: &Property) -> Value {
+    let mut o = Map::new();
+    let c = &p.constraints;
+    o.insert("name".into(), p.name.clone().into());
+    o.insert("type".into(), p.value_type.type_name().into());
+    if let Some(format) = p.value_type.format() {
+        o.insert("format".into(), format.into());
+    }
+    o.insert("required".into(), p.required.into());
+    let max = if p.collection {
+        p.max_count.map_or(Value::Null, Value::from)
+    } else {
+        1.into()
+    };
+    o.insert("cardinality".into(), json!({ "min": p.min_count, "max": max }));
+    o.insert("predicate".into(), p.path.clone().into());
+    if let Some(reason) = p.access.reason() {
+        o.insert("read_only".into(), true.into());
+        o.insert("read_only_reason".into(), reason.into());
+    }
+    if !c.in_values.is_empty() {
+        o.insert("enum".into(), c.in_values.iter().map(|v| v.value.clone()).collect());
+    }
+    if let Some(pattern) = &c.pattern {
+        o.insert("pattern".into(), pattern.regex_source().into());
+    }
+    let numbers = [
+        ("minimum", &c.min_inclusive),
+        ("maximum", &c.max_inclusive),
+        ("exclusive_minimum", &c.min_exclusive),
+        ("exclusive_maximum", &c.max_exclusive),
+    ];
+    for (key, n) in numbers {
+        if let Some(n) = n {
+            o.insert(key.into(), Value::Number(n.clone()));
+        }
+    }
+    if let Some(n) = c.min_length {
+        o.insert("min_length".into(), n.into());
+    }
+    if let Some(n) = c.max_length {
+        o.insert("max_length".into(), n.into());
+    }
+    if let Some(r) = &p.relation {
+        o.insert("relation_kind".into(), r.kind.as_str().into());
+    }
+    if let Some(t) = &p.target_class {
+        o.insert("target_class".into(), t.clone().into());
+    }
+    if let Some(hint) = &p.interpretation_hint {
+        o.insert("interpretation_hint".into(), hint.clone().into());
+    }
+    for (k, v) in &p.extras {
+        o.insert(k.clone(), v.clone());
+    }
+    Value::Object(o)
+}

@@ -1,0 +1,84 @@
+//! How values become link targets (`data-model.md`, Links and values). The one encoder the
+//! compiler (markers) and the runtime (every write) share.
+
+use serde_json::Value;
+
+/// `literal:string:` + the text percent-encoded as JavaScript's `encodeURIComponent` does.
+pub fn string(text: &str) -> String {
+    let mut out = String::with_capacity(15 + text.len());
+    out.push_str("literal:string:");
+    encode_uri_component(text, &mut out);
+    out
+}
+
+/// `literal:number:` + the number as serde_json writes it.
+pub fn number(n: &serde_json::Number) -> String {
+    format!("literal:number:{n}")
+}
+
+pub fn boolean(b: bool) -> String {
+    format!("literal:boolean:{b}")
+}
+
+/// A JSON scalar as a literal target: strings, numbers and booleans by their own type.
+pub fn from_json(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(string(s)),
+        Value::Number(n) => Some(number(n)),
+        Value::Bool(b) => Some(boolean(*b)),
+        _ => None,
+    }
+}
+
+/// An IRI: a scheme (`^[A-Za-z][A-Za-z0-9+.-]*:`) and no whitespace.
+pub fn is_iri(s: &str) -> bool {
+    let Some(colon) = s.find(':') else { return false };
+    let scheme = &s[..colon];
+    let mut chars = scheme.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
+        && !s.chars().any(char::is_whitespace)
+}
+
+fn encode_uri_component(text: &str, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'!' | b'~' | b'*' | b'\'' | b'(' | b')') {
+            out.push(b as char);
+        } else {
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_encode_like_encode_uri_component() {
+        assert_eq!(string("open"), "literal:string:open");
+        assert_eq!(string("a b/c?d&é"), "literal:string:a%20b%2Fc%3Fd%26%C3%A9");
+        assert_eq!(string("-_.!~*'()"), "literal:string:-_.!~*'()");
+        assert_eq!(string(""), "literal:string:");
+    }
+
+    #[test]
+    fn numbers_and_booleans() {
+        assert_eq!(from_json(&serde_json::json!(3)).unwrap(), "literal:number:3");
+        assert_eq!(from_json(&serde_json::json!(3.0)).unwrap(), "literal:number:3.0");
+        assert_eq!(from_json(&serde_json::json!(true)).unwrap(), "literal:boolean:true");
+    }
+
+    #[test]
+    fn iris() {
+        for ok in ["app://Channel", "did:key:z6Mk", "urn:x", "a+b.c-d:x"] {
+            assert!(is_iri(ok), "{ok}");
+        }
+        for bad in ["Channel", "1app:x", ":x", "app://a b", ""] {
+            assert!(!is_iri(bad), "{bad}");
+        }
+    }
+}
