@@ -185,11 +185,14 @@ impl fmt::Display for Diagnostics {
         for d in &self.0 {
             writeln!(f, "{d}\n")?;
         }
-        let errors = self.errors();
-        let others = self.0.len() - errors;
-        write!(f, "{errors} error{}", if errors == 1 { "" } else { "s" })?;
-        if others > 0 {
-            write!(f, ", {others} note{}", if others == 1 { "" } else { "s" })?;
+        let count = |severity: Severity| self.0.iter().filter(|d| d.severity == severity).count();
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        write!(f, "{}", plural(count(Severity::Error), "error"))?;
+        for (severity, word) in [(Severity::Warning, "warning"), (Severity::Note, "note")] {
+            let n = count(severity);
+            if n > 0 {
+                write!(f, ", {}", plural(n, word))?;
+            }
         }
         Ok(())
     }

@@ -55,7 +55,11 @@ pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, 
         diagnostics.extend(more);
         dna
     });
-    let diagnostics = parse::locate(diagnostics, text, format).in_file(file);
+    let mut diagnostics = parse::locate(diagnostics, text, format).in_file(file);
+    // Checks run pass by pass; the reader wants them in the order of the file.
+    diagnostics
+        .0
+        .sort_by_key(|d| (d.origin.line.is_none(), d.origin.line, d.origin.column));
     let dna = if diagnostics.has_errors() { None } else { dna };
     (dna, diagnostics)
 }

@@ -15,58 +15,96 @@ pub(crate) fn check(classes: &[Class], drafts: &[Draft], diags: &mut Diagnostics
         multi_user: true,
     };
     let statics: Vec<String> = static_tools(all_static).into_iter().map(|t| t.name).collect();
-    // tool name → who made it first: (class, property)
-    let mut seen: HashMap<String, (String, Option<String>)> = HashMap::new();
+    // Problems are grouped so one class or property with six bad tool names is one diagnostic.
+    let mut groups: Vec<Group> = Vec::new();
+    let mut seen: HashMap<String, Owner> = HashMap::new();
     for (class, draft) in classes.iter().zip(drafts) {
         for tool in plan(class) {
-            let property = tool.kind.property().map(|p| p.name.clone());
-            let who = match &property {
-                Some(p) => format!("property `{p}` of class `{}`", class.name),
-                None => format!("class `{}`", class.name),
+            let owner = Owner {
+                class: class.name.clone(),
+                property: tool.kind.property().map(|p| p.name.clone()),
+                origin: draft.shape.origin.clone(),
             };
-            let origin = draft.shape.origin.clone();
-            let with_context = |d: Diagnostic| {
-                let d = d.class(&class.name);
-                match &property {
-                    Some(p) => d.property(p),
-                    None => d,
-                }
-            };
-            if let Some(problem) = naming::tool_name_problem(&tool.name) {
-                diags.push(with_context(
-                    Diagnostic::error(
-                        "invalid-tool-name",
-                        origin.clone(),
-                        format!("tool name `{}` for {who} {problem}", tool.name),
-                    )
-                    .help("rename the class or property with ASCII letters, digits and `_`"),
-                ));
-            }
-            if statics.contains(&tool.name) {
-                diags.push(with_context(
-                    Diagnostic::error(
-                        "tool-name-collision",
-                        origin.clone(),
-                        format!("tool `{}` for {who} has the name of a static tool", tool.name),
-                    )
-                    .help("rename the class so its tools do not collide with the static tools"),
-                ));
-            } else if let Some((first_class, first_property)) = seen.get(&tool.name) {
-                let first = match first_property {
-                    Some(p) => format!("property `{p}` of class `{first_class}`"),
-                    None => format!("class `{first_class}`"),
-                };
-                diags.push(with_context(
-                    Diagnostic::error(
-                        "tool-name-collision",
-                        origin.clone(),
-                        format!("tool `{}` for {who} has the same name as a tool for {first}", tool.name),
-                    )
-                    .help("rename one of them: tool names are the snake_case of class and property names"),
-                ));
+            let problem = if let Some(problem) = naming::tool_name_problem(&tool.name) {
+                Problem::Invalid(problem)
+            } else if statics.contains(&tool.name) {
+                Problem::Static
+            } else if let Some(first) = seen.get(&tool.name) {
+                Problem::Taken(first.describe())
             } else {
-                seen.insert(tool.name.clone(), (class.name.clone(), property));
+                seen.insert(tool.name.clone(), owner);
+                continue;
+            };
+            match groups.iter_mut().find(|g| g.owner == owner && g.problem == problem) {
+                Some(g) => g.tools.push(tool.name),
+                None => groups.push(Group {
+                    owner,
+                    problem,
+                    tools: vec![tool.name],
+                }),
             }
         }
     }
+    for g in groups {
+        let who = g.owner.describe();
+        let tools = g.tools.iter().map(|t| format!("`{t}`")).collect::<Vec<_>>().join(", ");
+        let plural = if g.tools.len() == 1 { "tool" } else { "tools" };
+        let d = match &g.problem {
+            Problem::Invalid(problem) => {
+                // The problem text names one tool; say it of the first and list the rest.
+                Diagnostic::error(
+                    "invalid-tool-name",
+                    g.owner.origin.clone(),
+                    format!("{plural} {tools} of {who}: the name {problem}"),
+                )
+                .help("rename the class or property with ASCII letters, digits and `_`")
+            }
+            Problem::Static => Diagnostic::error(
+                "tool-name-collision",
+                g.owner.origin.clone(),
+                format!("{plural} {tools} of {who} would have the name of a static tool"),
+            )
+            .help("rename the class so its tools do not collide with the static tools"),
+            Problem::Taken(first) => Diagnostic::error(
+                "tool-name-collision",
+                g.owner.origin.clone(),
+                format!("{plural} {tools} of {who} would have the same name as the tools of {first}"),
+            )
+            .help("rename one of them: tool names are the snake_case of class and property names"),
+        };
+        let d = d.class(&g.owner.class);
+        diags.push(match &g.owner.property {
+            Some(p) => d.property(p),
+            None => d,
+        });
+    }
+}
+
+#[derive(Clone, PartialEq)]
+struct Owner {
+    class: String,
+    property: Option<String>,
+    origin: crate::shape::Origin,
+}
+
+impl Owner {
+    fn describe(&self) -> String {
+        match &self.property {
+            Some(p) => format!("property `{p}` of class `{}`", self.class),
+            None => format!("class `{}`", self.class),
+        }
+    }
+}
+
+#[derive(PartialEq)]
+enum Problem {
+    Invalid(String),
+    Static,
+    Taken(String),
+}
+
+struct Group {
+    owner: Owner,
+    problem: Problem,
+    tools: Vec<String>,
 }

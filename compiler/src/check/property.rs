@@ -448,7 +448,7 @@ fn constraints(
                     err(
                         "invalid-value",
                         p.origin.child("in").child(i),
-                        format!("`in` value {} is not a {}", v.value, value_type.type_name()),
+                        format!("`in` value {} is not {}", v.value, a(value_type.type_name())),
                     )
                     .help(format!(
                         "every allowed value must be a {} like the property",
@@ -467,7 +467,9 @@ fn constraints(
         source: pat.value.clone(),
         flags: p.flags.clone(),
     });
+    let mut flags_ok = true;
     if let Some(flags) = &p.flags {
+        flags_ok = false;
         if let Some(bad) = flags.chars().find(|c| !matches!(c, 'i' | 'm' | 's' | 'x')) {
             diags.push(
                 err(
@@ -489,8 +491,15 @@ fn constraints(
         }
     }
     if let (Some(pat), Some(written)) = (&pattern, &p.pattern) {
-        if let Err(e) = regex::Regex::new(&pat.regex_source()) {
-            let reason = e.to_string().lines().last().unwrap_or_default().trim().to_string();
+        // With bad flags (reported above) the pattern is not compiled: its error would repeat them.
+        if flags_ok && let Err(e) = regex::Regex::new(&pat.regex_source()) {
+            let e = e.to_string();
+            let reason = e
+                .lines()
+                .last()
+                .unwrap_or_default()
+                .trim()
+                .trim_start_matches("error: ");
             diags.push(
                 err(
                     "invalid-pattern",
@@ -505,7 +514,7 @@ fn constraints(
                 err(
                     "constraint-type-mismatch",
                     written.origin.clone(),
-                    format!("`pattern` on a {} property", value_type.type_name()),
+                    format!("`pattern` on {} property", a(value_type.type_name())),
                 )
                 .help("patterns apply to strings, datetimes and IRIs"),
             );
@@ -518,7 +527,7 @@ fn constraints(
                 err(
                     "constraint-type-mismatch",
                     p.origin.child(key),
-                    format!("`{key}` on a {} property", value_type.type_name()),
+                    format!("`{key}` on {} property", a(value_type.type_name())),
                 )
                 .help("lengths apply to strings"),
             );
@@ -549,7 +558,7 @@ fn constraints(
                 err(
                     "constraint-type-mismatch",
                     p.origin.child(key),
-                    format!("`{key}` on a {} property", value_type.type_name()),
+                    format!("`{key}` on {} property", a(value_type.type_name())),
                 )
                 .help("ranges apply to integers and numbers"),
             );
@@ -588,4 +597,14 @@ fn constraints(
         min_exclusive: p.min_exclusive.clone(),
         max_exclusive: p.max_exclusive.clone(),
     }
+}
+
+/// `a string`, `an integer`.
+fn a(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {word}")
 }

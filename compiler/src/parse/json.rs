@@ -182,6 +182,7 @@ impl Reader {
     }
 
     fn class(&mut self, o: &Map<String, Value>, at: &Origin) -> ClassShape {
+        let before = self.diags.0.len();
         let target_class = self.string(o, "target_class", at);
         let label = target_class
             .as_deref()
@@ -259,7 +260,7 @@ impl Reader {
                 Vec::new()
             }
         };
-        ClassShape {
+        let shape = ClassShape {
             origin: at.clone(),
             target_class,
             class_name: self.string(o, "class_name", at),
@@ -269,7 +270,13 @@ impl Reader {
             constructor: self.either_actions(o, at, "constructor", "constructor_actions"),
             destructor: self.either_actions(o, at, "destructor", "destructor_actions"),
             parent_shapes,
+        };
+        for d in &mut self.diags.0[before..] {
+            if d.class.is_none() {
+                d.class = label.clone();
+            }
         }
+        shape
     }
 
     fn property(&mut self, o: &Map<String, Value>, at: &Origin, class: Option<&str>) -> PropertyShape {

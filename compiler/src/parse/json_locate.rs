@@ -14,7 +14,12 @@ pub(crate) fn add_lines(mut diagnostics: Diagnostics, text: &str) -> Diagnostics
     }
     let offsets = pointer_offsets(text);
     for d in diagnostics.0.iter_mut().filter(|d| needs(d)) {
-        if let Some(&offset) = d.origin.pointer.as_ref().and_then(|p| offsets.get(p)) {
+        // A key that is missing points below the object that lacks it: use the object.
+        let mut pointer = d.origin.pointer.clone().unwrap_or_default();
+        while !offsets.contains_key(&pointer) && !pointer.is_empty() {
+            pointer.truncate(pointer.rfind('/').unwrap_or(0));
+        }
+        if let Some(&offset) = offsets.get(&pointer) {
             let (line, column) = line_column(text, offset);
             d.origin.line = Some(line);
             d.origin.column = Some(column);

@@ -1,0 +1,356 @@
+//! Property shapes: `sh:property` nodes to [`PropertyShape`]s, and the typed readers of
+//! single values (`sh:minCount`, `sh:in`, ...) with their diagnostics.
+
+use std::collections::HashSet;
+
+use serde_json::{Number, Value};
+
+use super::graph::{self, Graph, Node, Obj};
+use super::values::{self, show};
+use super::{At, DASH_READ_ONLY, PROPERTY_KEYS, RDF_FIRST, RDF_NIL, RDF_REST, RDFS_COMMENT, Reader, sh, short};
+use crate::diagnostic::Severity;
+use crate::model::local_name;
+use crate::shape::{InValue, Origin, PropertyShape, Spanned};
+
+impl<'g> Reader<'g, '_> {
+    /// One property shape with its `sh:order`; `None` when it cannot be served.
+    pub(super) fn property_shape(
+        &mut self,
+        node: &Node,
+        shape: &str,
+        class: &str,
+        fallback_line: Option<u32>,
+    ) -> Option<(Option<f64>, PropertyShape)> {
+        let graph = self.graph;
+        let mut origin = Origin {
+            shape: Some(shape.to_string()),
+            line: graph.line_of(node).or(fallback_line),
+            ..Origin::default()
+        };
+        let paths = graph.objects(node, &sh("path"));
+        let given_name = {
+            let at = At {
+                origin: &origin,
+                class: Some(class),
+                property: None,
+            };
+            self.text(node, &sh("name"), &at)
+        };
+        let at = At {
+            origin: &origin,
+            class: Some(class),
+            property: given_name.as_deref(),
+        };
+        let path = match paths.first() {
+            Some(Obj::Node(Node::Iri(iri))) => iri.clone(),
+            Some(Obj::Node(path @ Node::Blank(_))) => {
+                let kind = self.path_kind(path);
+                self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "complex-path",
+                    format!(
+                        "shape <{shape}>: a property's sh:path is {kind}; this release serves only a plain \
+                         predicate IRI, so the property is skipped"
+                    ),
+                    "use one predicate IRI as the path, e.g. `sh:path app:has_member`",
+                ));
+                return None;
+            }
+            Some(other) => {
+                self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "invalid-value",
+                    format!("shape <{shape}>: sh:path is {}, not a predicate IRI", show(other)),
+                    "use one predicate IRI as the path, e.g. `sh:path app:has_member`",
+                ));
+                return None;
+            }
+            None => {
+                self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "missing-path",
+                    format!("shape <{shape}>: property shape {} has no sh:path", node.label()),
+                    "give the property shape its predicate, e.g. `sh:path app:has_name`",
+                ));
+                return None;
+            }
+        };
+        origin.path = Some(path.clone());
+        let property = given_name.clone().unwrap_or_else(|| local_name(&path).to_string());
+        let at = At {
+            origin: &origin,
+            class: Some(class),
+            property: Some(&property),
+        };
+        if paths.len() > 1 {
+            self.duplicate(&at, shape, &sh("path"), paths.len());
+        }
+        if self.deactivated(node) {
+            self.diagnostics.push(at.diag(
+                Severity::Note,
+                "deactivated",
+                format!("shape <{shape}>: property `{property}` is sh:deactivated and is skipped"),
+                "remove `sh:deactivated true` to serve the property",
+            ));
+            return None;
+        }
+
+        let spanned = |v: String| Spanned::new(v, origin.clone());
+        let mut p = PropertyShape {
+            path: Some(path.clone()),
+            name: given_name.clone(),
+            writable: Some(true),
+            ..PropertyShape::default()
+        };
+        p.interpretation_hint = self
+            .text(node, &sh("description"), &at)
+            .or_else(|| self.text(node, RDFS_COMMENT, &at));
+        p.datatype = self.iri(node, "datatype", &at, shape).map(spanned);
+        p.min_count = self.count(node, "minCount", &at, shape);
+        p.max_count = self.count(node, "maxCount", &at, shape);
+        p.node_kind = self.iri(node, "nodeKind", &at, shape).map(spanned);
+        p.class = self.iri(node, "class", &at, shape).map(spanned);
+        p.in_values = self.in_values(node, &at, shape);
+        p.pattern = self.string(node, "pattern", &at, shape).map(spanned);
+        p.flags = self.string(node, "flags", &at, shape);
+        p.min_length = self.count(node, "minLength", &at, shape);
+        p.max_length = self.count(node, "maxLength", &at, shape);
+        p.min_inclusive = self.number(node, "minInclusive", &at, shape);
+        p.max_inclusive = self.number(node, "maxInclusive", &at, shape);
+        p.min_exclusive = self.number(node, "minExclusive", &at, shape);
+        p.max_exclusive = self.number(node, "maxExclusive", &at, shape);
+        p.has_value = self.has_value(node, &at, shape);
+        let order = self.number(node, "order", &at, shape).and_then(|n| n.as_f64());
+        if let Some(read_only) = self.read_only(node, &at, shape) {
+            p.writable = Some(!read_only);
+        }
+        self.unsupported(node, PROPERTY_KEYS, &at, shape, false);
+        p.origin = origin.clone();
+        Some((order, p))
+    }
+
+    /// What kind of complex path a blank-node `sh:path` is, for the message.
+    fn path_kind(&self, path: &Node) -> &'static str {
+        let graph = self.graph;
+        let kinds = [
+            ("inversePath", "an inverse path (sh:inversePath)"),
+            ("alternativePath", "an alternative path (sh:alternativePath)"),
+            ("zeroOrMorePath", "a zero-or-more path (sh:zeroOrMorePath)"),
+            ("oneOrMorePath", "a one-or-more path (sh:oneOrMorePath)"),
+            ("zeroOrOnePath", "a zero-or-one path (sh:zeroOrOnePath)"),
+        ];
+        if let Some((_, kind)) = kinds.iter().find(|(k, _)| graph.has(path, &sh(k))) {
+            return kind;
+        }
+        if graph.has(path, RDF_FIRST) {
+            return "a sequence path (an RDF list)";
+        }
+        "a complex path (a blank node)"
+    }
+
+    fn duplicate(&mut self, at: &At<'_>, shape: &str, predicate: &str, times: usize) {
+        let name = short(predicate);
+        self.diagnostics.push(at.diag(
+            Severity::Error,
+            "duplicate-value",
+            format!("shape <{shape}>: {name} is given {times} times; this release reads one value"),
+            format!("keep a single {name}"),
+        ));
+    }
+
+    /// The one object of `sh:<local>` (a diagnostic when there are several; the first is used).
+    fn single(&mut self, node: &Node, predicate: &str, at: &At<'_>, shape: &str) -> Option<&'g Obj> {
+        let graph = self.graph;
+        let objects = graph.objects(node, predicate);
+        if objects.len() > 1 {
+            self.duplicate(at, shape, predicate, objects.len());
+        }
+        objects.first().copied()
+    }
+
+    fn invalid(&mut self, at: &At<'_>, shape: &str, predicate: &str, obj: &Obj, wanted: &str, example: &str) {
+        let name = short(predicate);
+        self.diagnostics.push(at.diag(
+            Severity::Error,
+            "invalid-value",
+            format!("shape <{shape}>: {name} is {}, not {wanted}", show(obj)),
+            format!("write {wanted}, e.g. `{name} {example}`"),
+        ));
+    }
+
+    fn iri(&mut self, node: &Node, local: &str, at: &At<'_>, shape: &str) -> Option<String> {
+        let predicate = sh(local);
+        match self.single(node, &predicate, at, shape)? {
+            Obj::Node(Node::Iri(iri)) => Some(iri.clone()),
+            other => {
+                let example = match local {
+                    "datatype" => "xsd:string",
+                    "nodeKind" => "sh:IRI",
+                    _ => "app:Message",
+                };
+                self.invalid(at, shape, &predicate, other, "an IRI", example);
+                None
+            }
+        }
+    }
+
+    fn count(&mut self, node: &Node, local: &str, at: &At<'_>, shape: &str) -> Option<u64> {
+        let predicate = sh(local);
+        let obj = self.single(node, &predicate, at, shape)?;
+        let value = match obj {
+            Obj::Literal(lit) => values::count(lit),
+            _ => None,
+        };
+        if value.is_none() {
+            self.invalid(at, shape, &predicate, obj, "a non-negative integer", "1");
+        }
+        value
+    }
+
+    fn number(&mut self, node: &Node, local: &str, at: &At<'_>, shape: &str) -> Option<Number> {
+        let predicate = sh(local);
+        let obj = self.single(node, &predicate, at, shape)?;
+        let value = match obj {
+            Obj::Literal(lit) => values::number(lit),
+            _ => None,
+        };
+        if value.is_none() {
+            self.invalid(at, shape, &predicate, obj, "a number", "0");
+        }
+        value
+    }
+
+    fn string(&mut self, node: &Node, local: &str, at: &At<'_>, shape: &str) -> Option<String> {
+        let predicate = sh(local);
+        match self.single(node, &predicate, at, shape)? {
+            Obj::Literal(lit) => Some(lit.value.clone()),
+            other => {
+                let example = if local == "flags" { "\"i\"" } else { "\"^[a-z]+$\"" };
+                self.invalid(at, shape, &predicate, other, "a string", example);
+                None
+            }
+        }
+    }
+
+    /// A text (`sh:name`, `sh:description`, `rdfs:comment`): the literal without a language
+    /// tag, else an English one, else the first.
+    pub(super) fn text(&mut self, node: &Node, predicate: &str, at: &At<'_>) -> Option<String> {
+        let graph = self.graph;
+        let objects = graph.objects(node, predicate);
+        let mut literals = Vec::new();
+        for o in &objects {
+            match o {
+                Obj::Literal(lit) => literals.push(lit),
+                other => {
+                    let shape = at.origin.shape.clone().unwrap_or_default();
+                    self.invalid(at, &shape, predicate, other, "a string", "\"text\"");
+                }
+            }
+        }
+        let english = |l: &&&graph::Lit| {
+            l.language
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case("en") || t.to_ascii_lowercase().starts_with("en-"))
+        };
+        literals
+            .iter()
+            .find(|l| l.language.is_none())
+            .or_else(|| literals.iter().find(english))
+            .or_else(|| literals.first())
+            .map(|l| l.value.clone())
+    }
+
+    fn in_values(&mut self, node: &Node, at: &At<'_>, shape: &str) -> Option<Vec<InValue>> {
+        let predicate = sh("in");
+        let head = self.single(node, &predicate, at, shape)?;
+        let items = match self.list(head) {
+            Ok(items) => items,
+            Err(problem) => {
+                self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "invalid-list",
+                    format!("shape <{shape}>: sh:in is not a well-formed RDF list: {problem}"),
+                    "write the allowed values as a Turtle collection, e.g. `sh:in ( \"open\" \"closed\" )`",
+                ));
+                return None;
+            }
+        };
+        let mut values = Vec::new();
+        for item in items {
+            match values::term_json(item) {
+                Ok(value) => values.push(InValue { value, label: None }),
+                Err(problem) => self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "invalid-value",
+                    format!("shape <{shape}>: a member of sh:in: {problem}"),
+                    "list IRIs or literals, e.g. `sh:in ( \"open\" \"closed\" )`",
+                )),
+            }
+        }
+        Some(values)
+    }
+
+    /// The members of an RDF list, or what is wrong with it.
+    fn list(&self, head: &'g Obj) -> Result<Vec<&'g Obj>, String> {
+        let graph: &'g Graph<'g> = self.graph;
+        let mut items = Vec::new();
+        let mut visited = HashSet::new();
+        let mut current = head;
+        loop {
+            let node = match current {
+                Obj::Node(Node::Iri(iri)) if iri == RDF_NIL => return Ok(items),
+                Obj::Node(node) => node,
+                other => return Err(format!("{} stands where a list node was expected", show(other))),
+            };
+            if !visited.insert(node.clone()) {
+                return Err("the list is circular".to_string());
+            }
+            let firsts = graph.objects(node, RDF_FIRST);
+            let rests = graph.objects(node, RDF_REST);
+            match (firsts.as_slice(), rests.as_slice()) {
+                ([first], [rest]) => {
+                    items.push(*first);
+                    current = *rest;
+                }
+                _ => {
+                    return Err(format!(
+                        "list node {} has {} rdf:first and {} rdf:rest (one of each is needed)",
+                        node.label(),
+                        firsts.len(),
+                        rests.len()
+                    ));
+                }
+            }
+        }
+    }
+
+    fn has_value(&mut self, node: &Node, at: &At<'_>, shape: &str) -> Option<Value> {
+        let predicate = sh("hasValue");
+        let obj = self.single(node, &predicate, at, shape)?;
+        match values::term_json(obj) {
+            Ok(value) => Some(value),
+            Err(problem) => {
+                self.diagnostics.push(at.diag(
+                    Severity::Error,
+                    "invalid-value",
+                    format!("shape <{shape}>: sh:hasValue: {problem}"),
+                    "write an IRI or a literal, e.g. `sh:hasValue app:Task`",
+                ));
+                None
+            }
+        }
+    }
+
+    /// `dash:readOnly`: `Some(true)` when read-only.
+    fn read_only(&mut self, node: &Node, at: &At<'_>, shape: &str) -> Option<bool> {
+        let obj = self.single(node, DASH_READ_ONLY, at, shape)?;
+        let value = match obj {
+            Obj::Literal(lit) => values::boolean(lit),
+            _ => None,
+        };
+        if value.is_none() {
+            self.invalid(at, shape, DASH_READ_ONLY, obj, "a boolean", "true");
+        }
+        value
+    }
+}

@@ -1,0 +1,419 @@
+//! Tests of the Turtle front end.
+
+use serde_json::{Number, json};
+
+use super::parse_turtle;
+use crate::diagnostic::{Diagnostics, Severity};
+use crate::model::RDF_TYPE;
+use crate::shape::{ClassShape, InValue, PropertyShape, ShapeDocument, SourceFormat};
+
+const CHAT_TTL: &str = include_str!("../../../../../shared/dna/chat.ttl");
+
+const PREFIXES: &str = "@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+@prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .
+@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
+@prefix dash: <http://datashapes.org/dash#> .
+@prefix ex: <http://example.org/> .
+";
+
+fn parse_ok(body: &str) -> (ShapeDocument, Diagnostics) {
+    let text = format!("{PREFIXES}{body}");
+    let (doc, diagnostics) = parse_turtle(&text);
+    match doc {
+        Some(doc) => (doc, diagnostics),
+        None => panic!("expected a document, got:\n{diagnostics}"),
+    }
+}
+
+fn names(class: &ClassShape) -> Vec<String> {
+    class
+        .properties
+        .iter()
+        .map(|p| p.name.clone().unwrap_or_else(|| p.path.clone().unwrap_or_default()))
+        .collect()
+}
+
+fn codes(diagnostics: &Diagnostics) -> Vec<&'static str> {
+    diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn chat_ttl_gives_channel_then_message() {
+    let (doc, diagnostics) = parse_turtle(CHAT_TTL);
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let doc = doc.expect("chat.ttl parses");
+    assert_eq!(doc.format, SourceFormat::Turtle);
+    assert_eq!(doc.name, None);
+    assert_eq!(doc.description, None);
+    assert!(doc.flows.is_empty());
+    assert_eq!(doc.classes.len(), 2);
+
+    let channel = &doc.classes[0];
+    assert_eq!(channel.target_class.as_deref(), Some("app://Channel"));
+    assert_eq!(channel.node_shape_uri.as_deref(), Some("app://ChannelShape"));
+    assert_eq!(
+        channel.interpretation_hint.as_deref(),
+        Some("A named place where members post messages.")
+    );
+    assert_eq!(channel.origin.shape.as_deref(), Some("app://ChannelShape"));
+    assert_eq!(channel.origin.line, Some(9));
+    assert!(channel.parent_shapes.is_empty());
+    assert_eq!(channel.destructor, None);
+    let constructor = channel.constructor.as_ref().expect("a constructor");
+    assert_eq!(constructor.len(), 1);
+    assert_eq!(constructor[0].action, "addLink");
+    assert_eq!(constructor[0].source, "this");
+    assert_eq!(constructor[0].predicate, RDF_TYPE);
+    assert_eq!(constructor[0].target, "app://Channel");
+    assert_eq!(constructor[0].local, None);
+    assert_eq!(
+        names(channel),
+        ["name", "description", "isPinned", "members", "messages"]
+    );
+
+    let name = &channel.properties[0];
+    assert_eq!(name.path.as_deref(), Some("app://has_name"));
+    assert_eq!(
+        name.interpretation_hint.as_deref(),
+        Some("Human-readable channel name.")
+    );
+    assert_eq!(
+        name.datatype.as_ref().map(|d| d.value.as_str()),
+        Some("http://www.w3.org/2001/XMLSchema#string")
+    );
+    assert_eq!((name.min_count, name.max_count), (Some(1), Some(1)));
+    assert_eq!(name.writable, Some(true));
+    assert_eq!(name.collection, None);
+    assert_eq!((&name.setter, &name.adder, &name.remover), (&None, &None, &None));
+    assert_eq!(name.origin.shape.as_deref(), Some("app://ChannelShape"));
+    assert_eq!(name.origin.path.as_deref(), Some("app://has_name"));
+    assert_eq!(name.origin.line, Some(14));
+
+    let description = &channel.properties[1];
+    assert_eq!(description.path.as_deref(), Some("app://has_description"));
+    assert_eq!((description.min_count, description.max_count), (None, Some(1)));
+    assert_eq!(description.interpretation_hint, None);
+
+    let pinned = &channel.properties[2];
+    assert_eq!(
+        pinned.datatype.as_ref().map(|d| d.value.as_str()),
+        Some("http://www.w3.org/2001/XMLSchema#boolean")
+    );
+
+    let members = &channel.properties[3];
+    assert_eq!(members.path.as_deref(), Some("app://has_member"));
+    assert_eq!(
+        members.node_kind.as_ref().map(|d| d.value.as_str()),
+        Some("http://www.w3.org/ns/shacl#IRI")
+    );
+    assert_eq!(members.datatype, None);
+    assert_eq!((members.min_count, members.max_count), (None, None));
+
+    let messages = &channel.properties[4];
+    assert_eq!(messages.class.as_ref().map(|c| c.value.as_str()), Some("app://Message"));
+    assert_eq!(messages.writable, Some(true));
+
+    let message = &doc.classes[1];
+    assert_eq!(message.target_class.as_deref(), Some("app://Message"));
+    assert_eq!(message.node_shape_uri.as_deref(), Some("app://MessageShape"));
+    assert_eq!(message.interpretation_hint, None);
+    assert_eq!(names(message), ["body", "reactions"]);
+    let body = &message.properties[0];
+    assert_eq!((body.min_length, body.max_length), (Some(1), Some(4000)));
+    assert_eq!((body.min_count, body.max_count), (Some(1), Some(1)));
+    let reactions = &message.properties[1];
+    assert_eq!(reactions.path.as_deref(), Some("app://reaction"));
+    assert_eq!((reactions.min_count, reactions.max_count), (None, None));
+}
+
+#[test]
+fn sh_order_sorts_properties_stably() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ;
+            sh:property [ sh:path ex:a ] ;
+            sh:property [ sh:path ex:b ; sh:order 2 ] ;
+            sh:property [ sh:path ex:c ] ;
+            sh:property [ sh:path ex:d ; sh:order 1.5 ] ;
+            sh:property [ sh:path ex:e ; sh:order 2 ] .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let paths: Vec<&str> = doc.classes[0]
+        .properties
+        .iter()
+        .filter_map(|p| p.path.as_deref())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "http://example.org/d",
+            "http://example.org/b",
+            "http://example.org/e",
+            "http://example.org/a",
+            "http://example.org/c"
+        ]
+    );
+    // No sh:name: the name stays None (check derives it).
+    assert_eq!(doc.classes[0].properties[0].name, None);
+}
+
+#[test]
+fn sh_in_list_becomes_in_values() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ;
+            sh:property [ sh:path ex:status ; sh:in ( \"open\" 3 2.5 true ex:Done \"7\"^^xsd:int ) ] ;
+            sh:property [ sh:path ex:none ; sh:in () ] .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let values = doc.classes[0].properties[0].in_values.clone().expect("in values");
+    let expected: Vec<InValue> = [
+        json!("open"),
+        json!(3),
+        json!(2.5),
+        json!(true),
+        json!("http://example.org/Done"),
+        json!(7),
+    ]
+    .into_iter()
+    .map(|value| InValue { value, label: None })
+    .collect();
+    assert_eq!(values, expected);
+    assert!(values[1].value.is_i64());
+    assert_eq!(doc.classes[0].properties[1].in_values, Some(vec![]));
+}
+
+#[test]
+fn malformed_sh_in_is_a_diagnostic() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ;
+            sh:property [ sh:path ex:status ; sh:in ex:NotAList ] ;
+            sh:property [ sh:path ex:other ; sh:in [ rdf:first \"a\" ] ] ;
+            sh:property [ sh:path ex:fine ; sh:in ( \"a\" ) ] .",
+    );
+    assert_eq!(codes(&diagnostics), ["invalid-list", "invalid-list"]);
+    assert!(diagnostics.0[0].is_error());
+    assert_eq!(
+        diagnostics.0[1].origin.path.as_deref(),
+        Some("http://example.org/other")
+    );
+    let properties = &doc.classes[0].properties;
+    assert_eq!(properties.len(), 3);
+    assert_eq!((&properties[0].in_values, &properties[1].in_values), (&None, &None));
+    assert_eq!(properties[2].in_values.as_ref().map(Vec::len), Some(1));
+}
+
+#[test]
+fn sh_node_becomes_parent_shapes() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:AnimalShape a sh:NodeShape ; sh:targetClass ex:Animal ;
+            sh:property [ sh:path ex:name ; sh:datatype xsd:string ] .
+         ex:DogShape a sh:NodeShape ; sh:targetClass ex:Dog ; sh:node ex:AnimalShape ;
+            sh:property [ sh:path ex:breed ] .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    assert_eq!(doc.classes.len(), 2);
+    let dog = &doc.classes[1];
+    assert_eq!(dog.target_class.as_deref(), Some("http://example.org/Dog"));
+    assert_eq!(dog.parent_shapes.len(), 1);
+    assert_eq!(dog.parent_shapes[0].value, "http://example.org/AnimalShape");
+    assert_eq!(
+        dog.parent_shapes[0].origin.shape.as_deref(),
+        Some("http://example.org/DogShape")
+    );
+}
+
+#[test]
+fn sh_node_to_a_shape_without_class_is_a_diagnostic() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:Named a sh:NodeShape ; sh:property [ sh:path ex:name ] .
+         ex:DogShape a sh:NodeShape ; sh:targetClass ex:Dog ; sh:node ex:Named .",
+    );
+    assert_eq!(codes(&diagnostics), ["unsupported-parent"]);
+    assert_eq!(doc.classes.len(), 1);
+    assert!(doc.classes[0].parent_shapes.is_empty());
+}
+
+#[test]
+fn implicit_class_target() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:Person a rdfs:Class, sh:NodeShape ;
+            rdfs:comment \"A person.\" ;
+            sh:property [ sh:path ex:name ; sh:name \"name\" ] .
+         ex:NotAClass a rdfs:Class .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    assert_eq!(doc.classes.len(), 1);
+    let person = &doc.classes[0];
+    assert_eq!(person.target_class.as_deref(), Some("http://example.org/Person"));
+    assert_eq!(person.node_shape_uri.as_deref(), Some("http://example.org/Person"));
+    assert_eq!(person.interpretation_hint.as_deref(), Some("A person."));
+    let constructor = person.constructor.as_ref().expect("a constructor");
+    assert_eq!(constructor[0].target, "http://example.org/Person");
+}
+
+#[test]
+fn complex_path_is_a_diagnostic_and_the_rest_is_parsed() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:GroupShape a sh:NodeShape ; sh:targetClass ex:Group ;
+            sh:property [ sh:path ex:title ; sh:name \"title\" ] ;
+            sh:property [ sh:path [ sh:inversePath ex:memberOf ] ; sh:name \"members\" ] ;
+            sh:property [ sh:path ( ex:a ex:b ) ] ;
+            sh:property [ sh:path ex:size ; sh:datatype xsd:integer ] .",
+    );
+    assert_eq!(codes(&diagnostics), ["complex-path", "complex-path"]);
+    let d = &diagnostics.0[0];
+    assert!(d.is_error());
+    assert_eq!(d.origin.shape.as_deref(), Some("http://example.org/GroupShape"));
+    assert!(d.message.contains("inverse path"), "{}", d.message);
+    assert!(d.message.contains("<http://example.org/GroupShape>"), "{}", d.message);
+    assert_eq!(d.class.as_deref(), Some("Group"));
+    assert_eq!(d.property.as_deref(), Some("members"));
+    assert!(d.help.is_some());
+    assert_eq!(d.origin.line, Some(9));
+    assert!(diagnostics.0[1].message.contains("sequence path"));
+    let group = &doc.classes[0];
+    let paths: Vec<&str> = group.properties.iter().filter_map(|p| p.path.as_deref()).collect();
+    assert_eq!(paths, ["http://example.org/title", "http://example.org/size"]);
+}
+
+#[test]
+fn syntax_error_has_line_and_column() {
+    let text = "@prefix sh: <http://www.w3.org/ns/shacl#> .\n\nex:A a sh:NodeShape .\n";
+    let (doc, diagnostics) = parse_turtle(text);
+    assert!(doc.is_none());
+    assert!(!diagnostics.0.is_empty());
+    let d = &diagnostics.0[0];
+    assert_eq!(d.code, "syntax");
+    assert!(d.is_error());
+    assert_eq!(d.origin.line, Some(3));
+    assert_eq!(d.origin.column, Some(1));
+    assert!(d.message.contains("ex"), "{}", d.message);
+    assert!(d.help.is_some());
+
+    let (doc, diagnostics) =
+        parse_turtle("@prefix sh: <http://www.w3.org/ns/shacl#> .\n<a:b> sh:name \"x\" ;\n   sh:path ]");
+    assert!(doc.is_none());
+    let d = &diagnostics.0[0];
+    assert_eq!((d.code, d.origin.line, d.origin.column), ("syntax", Some(3), Some(12)));
+}
+
+#[test]
+fn dash_read_only_makes_a_property_read_only() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ;
+            sh:property [ sh:path ex:created ; dash:readOnly true ] ;
+            sh:property [ sh:path ex:title ; dash:readOnly false ] ;
+            sh:property [ sh:path ex:other ] .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let writable: Vec<Option<bool>> = doc.classes[0].properties.iter().map(|p| p.writable).collect();
+    assert_eq!(writable, [Some(false), Some(true), Some(true)]);
+}
+
+#[test]
+fn unsupported_constraints_are_warnings() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ; sh:closed true ;
+            sh:property [ sh:path ex:a ; sh:name \"a\" ; sh:uniqueLang true ;
+                sh:or ( [ sh:datatype xsd:string ] [ sh:datatype xsd:integer ] ) ] .",
+    );
+    assert_eq!(
+        codes(&diagnostics),
+        [
+            "unsupported-constraint",
+            "unsupported-constraint",
+            "unsupported-constraint"
+        ]
+    );
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.severity == Severity::Warning && d.help.is_some())
+    );
+    assert!(diagnostics.0[0].message.contains("sh:closed"));
+    assert!(diagnostics.0[0].message.contains("not enforced"));
+    assert_eq!(diagnostics.0[1].property.as_deref(), Some("a"));
+    assert!(diagnostics.0[1].message.contains("sh:uniqueLang"));
+    assert!(diagnostics.0[2].message.contains("sh:or"));
+    assert_eq!(diagnostics.0[2].origin.path.as_deref(), Some("http://example.org/a"));
+    assert_eq!(doc.classes[0].properties.len(), 1);
+}
+
+#[test]
+fn other_targets_produce_no_class() {
+    let (doc, diagnostics) = parse_ok("ex:S a sh:NodeShape ; sh:targetNode ex:alice ; sh:property [ sh:path ex:p ] .");
+    assert!(doc.classes.is_empty());
+    assert_eq!(codes(&diagnostics), ["unsupported-target"]);
+    assert_eq!(diagnostics.0[0].severity, Severity::Warning);
+    assert_eq!(diagnostics.0[0].class, None);
+}
+
+#[test]
+fn deactivated_several_targets_and_language_tags() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:Off a sh:NodeShape ; sh:targetClass ex:Off ; sh:deactivated true .
+         ex:S a sh:NodeShape ; sh:targetClass ex:A, ex:B ;
+            sh:property [ sh:path ex:p ; sh:name \"nom\"@fr, \"name\"@en ] ;
+            sh:property [ sh:path ex:q ; sh:deactivated true ] .",
+    );
+    assert_eq!(codes(&diagnostics), ["deactivated", "multiple-targets", "deactivated"]);
+    assert_eq!(diagnostics.0[0].severity, Severity::Note);
+    assert!(diagnostics.0[1].is_error());
+    assert_eq!(doc.classes.len(), 1);
+    assert_eq!(doc.classes[0].target_class.as_deref(), Some("http://example.org/A"));
+    assert_eq!(names(&doc.classes[0]), ["name"]);
+}
+
+#[test]
+fn values_ranges_and_invalid_values() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:S a sh:NodeShape ; sh:targetClass ex:T ;
+            sh:description \"Described.\" ; rdfs:comment \"Commented.\" ;
+            sh:property [ sh:path ex:n ; sh:minInclusive 0 ; sh:maxInclusive 20.5 ;
+                sh:minExclusive -1 ; sh:maxExclusive 1e2 ; sh:pattern \"^a\" ; sh:flags \"i\" ;
+                sh:hasValue ex:V ; rdfs:comment \"Doc.\" ] ;
+            sh:property [ sh:path ex:m ; sh:minCount -1 ; sh:maxCount \"2\" ; sh:minInclusive \"x\" ;
+                sh:hasValue 5 ] .",
+    );
+    let class = &doc.classes[0];
+    assert_eq!(class.interpretation_hint.as_deref(), Some("Described."));
+    let n: &PropertyShape = &class.properties[0];
+    assert_eq!(n.min_inclusive, Some(Number::from(0)));
+    assert_eq!(n.max_inclusive, Number::from_f64(20.5));
+    assert_eq!(n.min_exclusive, Some(Number::from(-1)));
+    assert_eq!(n.max_exclusive, Number::from_f64(100.0));
+    assert_eq!(n.pattern.as_ref().map(|p| p.value.as_str()), Some("^a"));
+    assert_eq!(n.flags.as_deref(), Some("i"));
+    assert_eq!(n.has_value, Some(json!("http://example.org/V")));
+    assert_eq!(n.interpretation_hint.as_deref(), Some("Doc."));
+    let m = &class.properties[1];
+    assert_eq!((m.min_count, m.max_count, &m.min_inclusive), (None, None, &None));
+    assert_eq!(m.has_value, Some(json!(5)));
+    assert_eq!(codes(&diagnostics), ["invalid-value", "invalid-value", "invalid-value"]);
+    assert!(
+        diagnostics
+            .iter()
+            .all(|d| d.origin.path.as_deref() == Some("http://example.org/m"))
+    );
+    assert!(diagnostics.0[0].message.contains("sh:minCount"));
+    assert!(diagnostics.0[0].message.contains("\"-1\"^^xsd:integer"));
+    assert_eq!(diagnostics.0[0].property.as_deref(), Some("m"));
+    assert_eq!(diagnostics.0[0].class.as_deref(), Some("T"));
+}
+
+#[test]
+fn blank_node_shapes_and_odd_input_do_not_panic() {
+    let (doc, diagnostics) = parse_ok(
+        "[] a sh:NodeShape ; sh:targetClass ex:Anon ; sh:property [ sh:name \"nameless\" ] ;
+            sh:property \"literal\" .
+         ex:Loop a sh:NodeShape ; sh:targetClass ex:L ; sh:property [ sh:path ex:p ; sh:in _:l ] .
+         _:l <http://www.w3.org/1999/02/22-rdf-syntax-ns#first> 1 ; <http://www.w3.org/1999/02/22-rdf-syntax-ns#rest> _:l .",
+    );
+    assert_eq!(doc.classes.len(), 2);
+    assert_eq!(doc.classes[0].node_shape_uri, None);
+    assert_eq!(doc.classes[0].origin.shape.as_deref(), Some("_:b0"));
+    assert_eq!(codes(&diagnostics), ["missing-path", "invalid-value", "invalid-list"]);
+    for text in ["", "   ", "@prefix", "<", "\"", "[ ] .", "_:a _:b _:c ."] {
+        let _ = parse_turtle(text);
+    }
+}
