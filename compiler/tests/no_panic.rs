@@ -95,7 +95,7 @@ fn value() -> impl Strategy<Value = Value> {
 fn property() -> impl Strategy<Value = Value> {
     prop::collection::vec((prop::sample::select(KEYS), value()), 0..8).prop_map(|pairs| {
         let mut o: serde_json::Map<String, Value> = pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-        if o.len() % 2 == 0 {
+        if o.len().is_multiple_of(2) {
             o.insert("path".into(), "app://p".into());
         }
         Value::Object(o)

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::static_tools::static_tools;
+use super::static_tools::{fragments, static_tools};
 use super::value_schema::{
     example_value, parameter_description, property_schema, property_value_schema, setter_value_schema, summary,
 };
@@ -187,50 +187,35 @@ pub fn class_tools(class: &Class) -> Vec<ToolSpec> {
 
 type Param = (String, Value);
 
-fn perspective_param() -> Param {
-    (
-        "perspective_id".into(),
-        json!({"type": "string", "description": "The perspective's uuid (from list_perspectives or add_perspective)."}),
-    )
+fn param(name: &str, schema: Value) -> Param {
+    (name.to_string(), schema)
 }
 
 fn address_param() -> Param {
-    (
-        "expression_address".into(),
-        json!({"type": "string", "description": "The instance's IRI (its base_uri, e.g. ad4m://obj/…)."}),
+    param(
+        "expression_address",
+        fragments::string("The instance's IRI (its base_uri, e.g. ad4m://obj/…)."),
     )
 }
 
 fn parent_param(description: &str) -> Param {
-    ("parent".into(), json!({"type": "string", "description": description}))
+    param("parent", fragments::string(description))
 }
 
 fn filter_param() -> Param {
-    (
-        "filter".into(),
-        json!({"type": "object", "description": "Property filters: {prop: value} exact, {prop: [a, b]} any of, {prop: {gt|gte|lt|lte|contains|not: v}}, combined with AND: [..], OR: [..], NOT: {..}; `id` filters on the instance IRI."}),
-    )
+    param("filter", fragments::filter())
 }
 
 fn limit_param() -> Param {
-    (
-        "limit".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": 500, "default": 100, "description": "Page size (default 100, at most 500)."}),
-    )
+    param("limit", fragments::limit(fragments::MAX_QUERY_LIMIT))
 }
 
 fn offset_param() -> Param {
-    (
-        "offset".into(),
-        json!({"type": "integer", "minimum": 0, "default": 0, "description": "Matches to skip before the page starts."}),
-    )
+    param("offset", fragments::offset())
 }
 
 fn order_param() -> Param {
-    (
-        "order".into(),
-        json!({"type": "string", "enum": ["oldest_first", "newest_first"], "default": "oldest_first", "description": "Order by creation (the instance's first link)."}),
-    )
+    param("order", fragments::order())
 }
 
 fn item_schema(p: &Property, what: &str) -> Value {
@@ -262,8 +247,7 @@ impl Builder<'_> {
     /// (tool-surface.md: the rest is checked by the engine and reported in the envelope).
     fn input(&self, params: &[Param]) -> Value {
         let mut properties = Map::new();
-        let (name, schema) = perspective_param();
-        properties.insert(name, schema);
+        properties.insert("perspective_id".into(), fragments::perspective_id());
         for (name, schema) in params {
             properties.insert(name.clone(), schema.clone());
         }
@@ -382,27 +366,23 @@ impl Builder<'_> {
                 .replacen("Delete an instance of a ", "Delete an instance of ", 1),
             self.equivalent("instance_remove"),
             json!({"perspective_id": "<P>", "expression_address": "ad4m://obj/…"}),
-            json!({"success": true, "class_name": self.class.name, "deleted": true, "links_removed": 3}),
+            json!({"success": true, "class_name": self.class.name, "deleted": "ad4m://obj/…", "links_removed": 3}),
         )
     }
 
     fn set_description(&self, tool: &str, p: &Property) -> String {
+        let (name, class) = (&p.name, &self.class.name);
         let clear = if p.is_optional_scalar() {
             " Pass null to clear it."
         } else {
             ""
         };
         format!(
-            "Set `{}` of a {} ({}).{clear} {}\nExample: {tool}({}) → {}",
-            p.name,
-            self.class.name,
+            "Set `{name}` of a {class} ({}).{clear} Same as instance_update with class_name \"{class}\" and \
+             properties {{\"{name}\": …}}.\nExample: {tool}({}) → {}",
             summary(p),
-            format!(
-                "Same as instance_update with class_name \"{}\" and properties {{\"{}\": …}}.",
-                self.class.name, p.name
-            ),
             json!({"perspective_id": "<P>", "expression_address": "ad4m://obj/…", "value": example_value(p)}),
-            json!({"success": true, "class_name": self.class.name, "base_uri": "ad4m://obj/…", "updated_properties": [p.name]}),
+            json!({"success": true, "class_name": class, "base_uri": "ad4m://obj/…", "updated_properties": [name]}),
         )
     }
 
@@ -418,31 +398,24 @@ impl Builder<'_> {
     }
 
     fn add_description(&self, tool: &str, p: &Property) -> String {
+        let (name, class) = (&p.name, &self.class.name);
         format!(
-            "Add one item to `{}` of a {} ({}). Adding an item that is already there changes nothing (already_member: true). {}\nExample: {tool}({}) → {}",
-            p.name,
-            self.class.name,
+            "Add one item to `{name}` of a {class} ({}). Adding an item that is already there changes nothing \
+             (already_member: true). Same as instance_add_to_collection with class_name \"{class}\" and \
+             collection \"{name}\".\nExample: {tool}({}) → {}",
             summary(p),
-            format!(
-                "Same as instance_add_to_collection with class_name \"{}\" and collection \"{}\".",
-                self.class.name, p.name
-            ),
             json!({"perspective_id": "<P>", "expression_address": "ad4m://obj/…", "value": example_value(p)}),
-            json!({"success": true, "class_name": self.class.name, "base_uri": "ad4m://obj/…", "collection": p.name, "links_added": 1}),
+            json!({"success": true, "class_name": class, "base_uri": "ad4m://obj/…", "collection": name, "links_added": 1}),
         )
     }
 
     fn remove_description(&self, tool: &str, p: &Property) -> String {
+        let (name, class) = (&p.name, &self.class.name);
         format!(
-            "Remove one item from `{}` of a {}. {}\nExample: {tool}({}) → {}",
-            p.name,
-            self.class.name,
-            format!(
-                "Same as instance_remove_from_collection with class_name \"{}\" and collection \"{}\".",
-                self.class.name, p.name
-            ),
+            "Remove one item from `{name}` of a {class}. Same as instance_remove_from_collection with class_name \
+             \"{class}\" and collection \"{name}\".\nExample: {tool}({}) → {}",
             json!({"perspective_id": "<P>", "expression_address": "ad4m://obj/…", "value": example_value(p)}),
-            json!({"success": true, "class_name": self.class.name, "base_uri": "ad4m://obj/…", "collection": p.name, "links_removed": 1}),
+            json!({"success": true, "class_name": class, "base_uri": "ad4m://obj/…", "collection": name, "links_removed": 1}),
         )
     }
 }

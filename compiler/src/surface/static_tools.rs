@@ -1,9 +1,51 @@
 //! The static tools of tool-surface.md, the same for every DNA.
+//!
+//! One function per tool, grouped by the sections of tool-surface.md; `fragments` holds the
+//! schema builders and the parameters and results they share. The per-class tools take their
+//! result schemas from these tools ("as instance_create", ...).
+
+mod agent;
+pub(crate) mod fragments;
+mod instances;
+mod nodes;
+mod perspectives;
+#[cfg(test)]
+mod tests;
 
 use super::{SurfaceOptions, ToolSpec};
 
-/// The static tools in the order of tool-surface.md.
-pub fn static_tools(_options: SurfaceOptions) -> Vec<ToolSpec> {
-    // Being written: see the static-tools task.
-    Vec::new()
+/// The static tools in the order of tool-surface.md. The account tools (signup, login_email,
+/// request_login_verification, verify_email_code) are listed in multi-user mode only;
+/// `options.class_tools` does not change the static tools.
+pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
+    let mut tools = vec![
+        perspectives::list_perspectives(),
+        perspectives::add_perspective(),
+        perspectives::add_link(),
+        perspectives::query_links(),
+        perspectives::add_model(),
+        perspectives::describe_perspective(),
+        instances::instance_create(),
+        instances::instance_query(),
+        instances::instance_get(),
+        instances::instance_update(),
+        instances::instance_add_to_collection(),
+        instances::instance_remove_from_collection(),
+        instances::instance_remove(),
+        nodes::add_child(),
+        nodes::get_children(),
+        nodes::execute_commands(),
+        agent::get_my_did(),
+        agent::auth_status(),
+    ];
+    if options.multi_user {
+        tools.extend([
+            agent::signup(),
+            agent::login_email(),
+            agent::request_login_verification(),
+            agent::verify_email_code(),
+        ]);
+    }
+    tools.push(agent::forget());
+    tools
 }
