@@ -1,0 +1,163 @@
+//! The `shacl-mcp` command as a user runs it: exit codes, outputs, formats.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn shared_dna(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/dna")
+        .join(file)
+}
+
+fn bad_dna(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/bad-dna")
+        .join(file)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shacl-mcp"))
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8")
+}
+
+fn names(list: &Value) -> Vec<String> {
+    list["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn check_passes_every_sample_and_exits_zero() {
+    let files: Vec<String> = ["chat.json", "chat.ttl", "tasks.json", "zoo.json"]
+        .iter()
+        .map(|f| shared_dna(f).display().to_string())
+        .collect();
+    let args: Vec<&str> = ["check"].into_iter().chain(files.iter().map(String::as_str)).collect();
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stdout(&o));
+    assert_eq!(stdout(&o).matches(": ok\n").count(), 4, "{}", stdout(&o));
+}
+
+#[test]
+fn check_reports_every_problem_and_exits_one() {
+    let o = run(&["check", &bad_dna("unknown-key.json").display().to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert_eq!(text.matches("error[unknown-key]").count(), 3, "{text}");
+    assert!(
+        text.contains("unknown-key.json:8:49 (/classes/0/properties/0/datatyp)"),
+        "{text}"
+    );
+    assert!(text.contains("did you mean `datatype`?"), "{text}");
+}
+
+#[test]
+fn check_json_format_is_machine_readable() {
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        &bad_dna("reserved-name.json").display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let report: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(report["errors"], 3);
+    let diagnostics = report["diagnostics"].as_array().unwrap();
+    let first = diagnostics.iter().find(|d| d["severity"] == "error").unwrap();
+    assert_eq!(first["code"], "reserved-name");
+    assert_eq!(first["severity"], "error");
+    assert_eq!(first["line"], 4);
+    assert_eq!(first["pointer"], "/properties/0/name");
+    assert_eq!(first["property"], "id");
+}
+
+#[test]
+fn missing_file_is_a_diagnostic_not_a_panic() {
+    let o = run(&["check", "/nonexistent/dna.json"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("error[unreadable-file]"), "{}", stdout(&o));
+}
+
+#[test]
+fn tools_prints_the_tools_list() {
+    let tasks = shared_dna("tasks.json").display().to_string();
+    let o = run(&["tools", &tasks]);
+    assert!(o.status.success());
+    let list: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let all = names(&list);
+    assert_eq!(all[0], "list_perspectives");
+    assert!(all.contains(&"task_add_tags".to_string()));
+    assert!(!all.contains(&"signup".to_string()));
+    let keys: Vec<&String> = list["tools"][0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "title",
+            "description",
+            "inputSchema",
+            "outputSchema",
+            "annotations"
+        ]
+    );
+
+    let o = run(&["tools", "--dynamic-class-tools", "false", "--multi-user", &tasks]);
+    let all = names(&serde_json::from_str(&stdout(&o)).expect("json"));
+    assert!(all.contains(&"signup".to_string()) && !all.contains(&"task_create".to_string()));
+}
+
+#[test]
+fn describe_in_three_formats() {
+    let zoo = shared_dna("zoo.json").display().to_string();
+    let table = run(&["describe", &zoo]);
+    assert!(table.status.success());
+    let text = stdout(&table);
+    assert!(text.contains("Dog  <zoo://Dog>  extends Animal"), "{text}");
+    assert!(text.contains("serial*"), "{text}");
+    // The note about Animal's added marker goes to stderr, not into the table.
+    assert!(String::from_utf8_lossy(&table.stderr).contains("note[no-marker]"));
+
+    let json: Value = serde_json::from_str(&stdout(&run(&["describe", "--format", "json", &zoo]))).expect("json");
+    let dog = &json["classes"][1];
+    assert_eq!(dog["name"], "Dog");
+    assert_eq!(dog["identity_property"], "name");
+    let props: Vec<&str> = dog["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert!(!props.contains(&"kind"), "markers are hidden: {props:?}");
+    assert!(dog["tools"].as_array().unwrap().contains(&Value::from("dog_add_toys")));
+
+    let mermaid = stdout(&run(&["describe", "--format", "mermaid", &zoo]));
+    assert!(mermaid.starts_with("classDiagram\n"));
+    assert!(mermaid.contains("Animal <|-- Dog"));
+    assert!(mermaid.contains("Dog --> \"*\" Toy : toys"));
+}
+
+#[test]
+fn describe_of_a_bad_dna_prints_diagnostics_to_stderr() {
+    let o = run(&["describe", &bad_dna("syntax.json").display().to_string()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("error[syntax]"));
+}
+
+#[test]
+fn bad_usage_exits_two() {
+    assert_eq!(run(&["describe"]).status.code(), Some(2));
+    assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+}
