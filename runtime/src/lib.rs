@@ -1,9 +1,14 @@
 //! shacl-mcp: typed MCP servers from SHACL shapes.
 //!
-//! This release holds the `shacl-mcp` command's front-end commands (`check`, `describe`,
-//! `tools`) over [`shacl_mcp_compiler`]; the store, the engine and the MCP server come next.
+//! - [`store`]: the link store trait and its SQLite implementation, the embedded default;
+//! - [`engine`]: instances, validation and queries over any class of the model;
+//! - [`cli`]: the `shacl-mcp` command (feature `cli`).
 
 pub use shacl_mcp_compiler as compiler;
+
+pub mod clock;
+pub mod engine;
+pub mod store;
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -1,0 +1,155 @@
+//! The fixed DNA: every class compiled into the binary or given with `--dna`, present in every
+//! perspective and never replaced at run time (data-model.md, Classes and perspectives).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use shacl_mcp_compiler::model::{Class, Dna};
+use shacl_mcp_compiler::parse::{self, Format};
+use shacl_mcp_compiler::shape::{ClassShape, ShapeDocument, SourceFormat};
+use shacl_mcp_compiler::{Diagnostics, check};
+
+use crate::store::StoredModel;
+
+/// The fixed DNA, with the shapes it came from so models added at run time are checked
+/// together with it (relations to fixed classes, name collisions).
+#[derive(Clone, Debug)]
+pub struct FixedDna {
+    classes: Vec<Arc<Class>>,
+    shapes: Vec<ClassShape>,
+    name: String,
+}
+
+impl FixedDna {
+    /// No fixed classes: every class comes from add_model.
+    pub fn empty() -> Self {
+        FixedDna {
+            classes: Vec::new(),
+            shapes: Vec::new(),
+            name: "empty".to_string(),
+        }
+    }
+
+    /// Loads one or more DNA files as one DNA (references may cross files).
+    pub fn load(paths: &[impl AsRef<Path>]) -> Result<(Self, Diagnostics), Diagnostics> {
+        let mut sources = Vec::new();
+        for path in paths {
+            let path = path.as_ref();
+            let file = path.display().to_string();
+            match std::fs::read_to_string(path) {
+                Ok(text) => sources.push((text, file, Format::from_path(path))),
+                Err(e) => {
+                    let d = shacl_mcp_compiler::Diagnostic::error(
+                        "unreadable-file",
+                        Default::default(),
+                        format!("cannot read the file: {e}"),
+                    );
+                    return Err(Diagnostics(vec![d]).in_file(&file));
+                }
+            }
+        }
+        Self::from_sources(&sources)
+    }
+
+    /// [`FixedDna::load`] for texts in memory: `(text, file name, format)`.
+    pub fn from_sources(sources: &[(String, String, Format)]) -> Result<(Self, Diagnostics), Diagnostics> {
+        let mut all = Diagnostics::default();
+        let mut shapes = Vec::new();
+        let mut owners: Vec<String> = Vec::new();
+        let mut name = None;
+        for (text, file, format) in sources {
+            let (document, diags) = parse::parse(text, *format);
+            all.extend(diags.in_file(file));
+            if let Some(document) = document {
+                name = name.or(document.name.clone());
+                owners.extend(document.classes.iter().map(|_| file.clone()));
+                shapes.extend(document.classes);
+            }
+        }
+        let fallback = sources
+            .first()
+            .and_then(|(_, file, _)| Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "dna".to_string());
+        let document = ShapeDocument {
+            format: SourceFormat::Json,
+            name,
+            description: None,
+            classes: shapes.clone(),
+            flows: Vec::new(),
+        };
+        let (dna, diags) = check::check(&document, &fallback);
+        // Checks of the merged document: name the file each class came from.
+        let mut diags = diags;
+        for d in &mut diags.0 {
+            let owner = d.class.as_ref().and_then(|c| {
+                shapes
+                    .iter()
+                    .position(|s| s.target_class.as_deref().map(shacl_mcp_compiler::model::local_name) == Some(c))
+            });
+            d.file = owner
+                .map(|i| owners[i].clone())
+                .unwrap_or_else(|| sources.first().map(|s| s.1.clone()).unwrap_or_default());
+        }
+        all.extend(diags);
+        match dna {
+            Some(dna) if !all.has_errors() => Ok((Self::from_dna(dna, shapes), all)),
+            _ => Err(all),
+        }
+    }
+
+    fn from_dna(dna: Dna, shapes: Vec<ClassShape>) -> Self {
+        FixedDna {
+            classes: dna.classes.into_iter().map(Arc::new).collect(),
+            shapes,
+            name: dna.name,
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn classes(&self) -> &[Arc<Class>] {
+        &self.classes
+    }
+
+    pub fn shapes(&self) -> &[ClassShape] {
+        &self.shapes
+    }
+
+    pub fn has_class(&self, name: &str) -> bool {
+        self.classes.iter().any(|c| c.name == name)
+    }
+
+    /// The classes of models registered in a perspective, checked with the fixed DNA. A model
+    /// that no longer checks (the fixed DNA changed under it) is left out rather than served wrong.
+    pub fn resolve_models(&self, models: &[StoredModel]) -> Vec<Arc<Class>> {
+        let mut shapes = self.shapes.clone();
+        let mut added = Vec::new();
+        for model in models {
+            let (document, _) = parse::json::parse_json(&model.shacl_json);
+            let Some(shape) = document.and_then(|d| d.classes.into_iter().next()) else {
+                continue;
+            };
+            let mut trial = shapes.clone();
+            trial.push(shape.clone());
+            if let Some(class) = self.check_with(&trial).and_then(|dna| dna.classes.last().cloned()) {
+                shapes = trial;
+                added.push(Arc::new(class));
+            }
+        }
+        added
+    }
+
+    /// Checks `shapes` (the fixed DNA's and added ones) as one DNA.
+    pub fn check_with(&self, shapes: &[ClassShape]) -> Option<Dna> {
+        let document = ShapeDocument {
+            format: SourceFormat::Json,
+            name: Some(self.name.clone()),
+            description: None,
+            classes: shapes.to_vec(),
+            flows: Vec::new(),
+        };
+        check::check(&document, &self.name).0
+    }
+}

@@ -1,0 +1,394 @@
+//! The instance tools: create, get, update, add to and remove from collections, remove.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value, json};
+use shacl_mcp_compiler::literal::is_iri;
+use shacl_mcp_compiler::model::{Class, HAS_CHILD, Property};
+
+use super::actions::Runner;
+use super::error::{Envelope, Problem, Subject, ToolError};
+use super::object::{instance_object, is_instance, links_of};
+use super::validate::{Mode, RefState, check_item, check_values, with_type};
+use super::{Engine, values};
+use crate::store::{LinkPattern, ReadTx, StoreError};
+
+impl Engine {
+    /// `instance_create`.
+    pub fn instance_create(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        properties: &Map<String, Value>,
+        base_uri: Option<&str>,
+        parent: Option<&str>,
+    ) -> Result<Value, ToolError> {
+        let mut problems = Vec::new();
+        for (name, value) in [("base_uri", base_uri), ("parent", parent)] {
+            if let Some(v) = value.filter(|v| !is_iri(v)) {
+                problems.push(Problem::new(name, "not an IRI (expected a scheme, e.g. ad4m://…)").received(&json!(v)));
+            }
+        }
+        if !problems.is_empty() {
+            return Err(ToolError::invalid_arguments("instance_create", problems));
+        }
+        let mut tx = self.store.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        if let Some(base) = base_uri
+            && is_instance(&*tx, perspective, &class, base)?
+        {
+            return Err(ToolError::refused(
+                format!("'{base}' is already a {} in this perspective", class.name),
+                "Omit base_uri to mint a fresh id, or use instance_update to change the existing instance.",
+            ));
+        }
+        self.validate(&*tx, perspective, &class, properties, &[], Mode::Create)?;
+
+        let base = base_uri.map_or_else(|| self.ids.mint(), str::to_string);
+        let mut run = Runner::new(&mut *tx, perspective, &base);
+        let encoded = |name: &str| -> Option<String> {
+            let p = class.property(name).filter(|p| !p.collection)?;
+            properties.get(name).map(|v| values::encode(p, v))
+        };
+        let mut by_constructor: HashSet<&str> = HashSet::new();
+        for action in &class.constructor {
+            let substituted = !action.target.contains(':') && action.target != "this";
+            if run.run(action, &encoded)? && substituted {
+                by_constructor.insert(action.target.as_str());
+            }
+        }
+        let mut properties_set = Vec::new();
+        let mut collections_set = Map::new();
+        for p in class.visible_properties() {
+            let Some(value) = properties.get(&p.name) else { continue };
+            if p.collection {
+                let items = value.as_array().cloned().unwrap_or_default();
+                for item in &items {
+                    let target = values::encode(p, item);
+                    for action in &p.adder {
+                        run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+                    }
+                }
+                collections_set.insert(p.name.clone(), Value::Array(items));
+            } else {
+                if !by_constructor.contains(p.name.as_str()) {
+                    let target = values::encode(p, value);
+                    for action in &p.setter {
+                        run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+                    }
+                }
+                properties_set.push(Value::from(p.name.clone()));
+            }
+        }
+        if let Some(parent) = parent {
+            run.add(parent, HAS_CHILD, &base, false)?;
+        }
+        tx.commit()?;
+
+        let mut result = Map::new();
+        result.insert("created".into(), true.into());
+        result.insert("class_name".into(), class.name.clone().into());
+        result.insert("base_uri".into(), base.into());
+        result.insert("properties_set".into(), Value::Array(properties_set));
+        if !collections_set.is_empty() {
+            result.insert("collections_set".into(), Value::Object(collections_set));
+        }
+        if let Some(parent) = parent {
+            result.insert("parent".into(), parent.into());
+            result.insert("added_to_parent".into(), true.into());
+        }
+        Ok(Value::Object(result))
+    }
+
+    /// `instance_get`: the instance object.
+    pub fn instance_get(&self, perspective: &str, class_name: &str, base_uri: &str) -> Result<Value, ToolError> {
+        let tx = self.store.read()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        self.require_instance(&*tx, perspective, &class, base_uri)?;
+        Ok(instance_object(
+            &class,
+            base_uri,
+            &links_of(&*tx, perspective, base_uri)?,
+        ))
+    }
+
+    /// `instance_update`: writable scalars through their setters, `unset` optional ones.
+    pub fn instance_update(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        properties: Option<&Map<String, Value>>,
+        unset: &[String],
+    ) -> Result<Value, ToolError> {
+        let empty = Map::new();
+        let properties = properties.unwrap_or(&empty);
+        if properties.is_empty() && unset.is_empty() {
+            return Err(ToolError::invalid_arguments(
+                "instance_update",
+                vec![Problem::new(
+                    "properties",
+                    "give properties to set, or unset to clear, or both",
+                )],
+            ));
+        }
+        let mut tx = self.store.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        self.require_instance(&*tx, perspective, &class, base_uri)?;
+        self.validate(&*tx, perspective, &class, properties, unset, Mode::Update)?;
+
+        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        let mut updated = Vec::new();
+        let mut cleared = Vec::new();
+        for p in class.visible_properties() {
+            if let Some(value) = properties.get(&p.name) {
+                let target = values::encode(p, value);
+                for action in &p.setter {
+                    run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+                }
+                updated.push(Value::from(p.name.clone()));
+            } else if unset.contains(&p.name) {
+                run.remove(base_uri, &p.path, None)?;
+                cleared.push(Value::from(p.name.clone()));
+            }
+        }
+        tx.commit()?;
+        let mut result = Map::new();
+        result.insert("success".into(), true.into());
+        result.insert("class_name".into(), class.name.clone().into());
+        result.insert("base_uri".into(), base_uri.into());
+        result.insert("updated_properties".into(), Value::Array(updated));
+        if !cleared.is_empty() {
+            result.insert("unset_properties".into(), Value::Array(cleared));
+        }
+        Ok(Value::Object(result))
+    }
+
+    /// `instance_add_to_collection`: idempotent; `already_member: true` when the item was there.
+    pub fn instance_add_to_collection(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+    ) -> Result<Value, ToolError> {
+        let mut tx = self.store.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        self.require_instance(&*tx, perspective, &class, base_uri)?;
+        let p = self.collection_item_check(&*tx, perspective, &class, collection, item)?;
+        let target = values::encode(p, item);
+        let present = LinkPattern {
+            source: Some(base_uri),
+            predicate: Some(&p.path),
+            target: Some(&target),
+        };
+        let mut result = Map::new();
+        result.insert("success".into(), true.into());
+        result.insert("class_name".into(), class.name.clone().into());
+        result.insert("base_uri".into(), base_uri.into());
+        result.insert("collection".into(), p.name.clone().into());
+        if tx.count_links(perspective, present)? > 0 {
+            result.insert("links_added".into(), 0.into());
+            result.insert("already_member".into(), true.into());
+            return Ok(Value::Object(result));
+        }
+        if let Some(max) = p.max_count {
+            let all = LinkPattern {
+                source: Some(base_uri),
+                predicate: Some(&p.path),
+                target: None,
+            };
+            if tx.count_links(perspective, all)? >= max {
+                let problem =
+                    with_type(p, Problem::new(&p.name, format!("too many values: at most {max}"))).received(item);
+                return Err(class_envelope(&class, vec![problem]));
+            }
+        }
+        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        for action in &p.adder {
+            run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+        }
+        let added = run.links_added;
+        tx.commit()?;
+        result.insert("links_added".into(), added.into());
+        Ok(Value::Object(result))
+    }
+
+    /// `instance_remove_from_collection`.
+    pub fn instance_remove_from_collection(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+    ) -> Result<Value, ToolError> {
+        let mut tx = self.store.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        self.require_instance(&*tx, perspective, &class, base_uri)?;
+        let p = self.collection_item_check(&*tx, perspective, &class, collection, item)?;
+        let target = values::encode(p, item);
+        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        for action in &p.remover {
+            run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+        }
+        let removed = run.links_removed;
+        tx.commit()?;
+        Ok(json!({
+            "success": true,
+            "class_name": class.name,
+            "base_uri": base_uri,
+            "collection": p.name,
+            "links_removed": removed,
+        }))
+    }
+
+    /// `instance_remove`: the destructors, then every link in or out of the instance.
+    pub fn instance_remove(&self, perspective: &str, class_name: &str, base_uri: &str) -> Result<Value, ToolError> {
+        let mut tx = self.store.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let class = self.class(&*tx, perspective, class_name)?;
+        self.require_instance(&*tx, perspective, &class, base_uri)?;
+        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        for action in &class.destructor {
+            run.run(action, &|_| None)?;
+        }
+        let out = LinkPattern {
+            source: Some(base_uri),
+            ..LinkPattern::default()
+        };
+        let into = LinkPattern {
+            target: Some(base_uri),
+            ..LinkPattern::default()
+        };
+        let mut removed = run.links_removed;
+        removed += tx.remove_links(perspective, out)?;
+        removed += tx.remove_links(perspective, into)?;
+        tx.commit()?;
+        Ok(json!({ "success": true, "class_name": class.name, "deleted": base_uri, "links_removed": removed }))
+    }
+
+    /// Validation inside the call's transaction; references are looked up there too.
+    fn validate(
+        &self,
+        tx: &dyn ReadTx,
+        perspective: &str,
+        class: &Class,
+        properties: &Map<String, Value>,
+        unset: &[String],
+        mode: Mode,
+    ) -> Result<(), ToolError> {
+        let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
+        let problems = check_values(class, properties, unset, mode, &mut references)?;
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(class_envelope(class, problems))
+        }
+    }
+
+    pub(crate) fn reference_state(
+        &self,
+        tx: &dyn ReadTx,
+        perspective: &str,
+        iri: &str,
+        target: &str,
+    ) -> Result<RefState, StoreError> {
+        let class = match self.class(tx, perspective, target) {
+            Ok(c) => c,
+            Err(ToolError::Internal(e)) => return Err(StoreError::Database(e)),
+            Err(_) => return Ok(RefState::Missing),
+        };
+        if is_instance(tx, perspective, &class, iri)? {
+            return Ok(RefState::Instance);
+        }
+        let any = LinkPattern {
+            source: Some(iri),
+            ..LinkPattern::default()
+        };
+        Ok(if tx.count_links(perspective, any)? > 0 {
+            RefState::OtherKind
+        } else {
+            RefState::Missing
+        })
+    }
+
+    /// The instance must exist as an instance of the class: else the missing-instance answer.
+    fn require_instance(&self, tx: &dyn ReadTx, perspective: &str, class: &Class, node: &str) -> Result<(), ToolError> {
+        if is_instance(tx, perspective, class, node)? {
+            return Ok(());
+        }
+        Err(ToolError::refused(
+            format!("No {} with id '{node}' in perspective '{perspective}'", class.name),
+            format!(
+                "Call instance_query with class_name \"{}\" to find its instances.",
+                class.name
+            ),
+        ))
+    }
+
+    /// The collection named in add/remove, writable, and the item's value checked like any value.
+    fn collection_item_check<'c>(
+        &self,
+        tx: &dyn ReadTx,
+        perspective: &str,
+        class: &'c Class,
+        collection: &str,
+        item: &Value,
+    ) -> Result<&'c Property, ToolError> {
+        let collections: Vec<&str> = class
+            .visible_properties()
+            .filter(|p| p.collection && p.is_writable())
+            .map(|p| p.name.as_str())
+            .collect();
+        let Some(p) = class.visible_properties().find(|p| p.name == collection) else {
+            let text = format!("unknown collection (writable collections: {})", or_none(&collections));
+            return Err(class_envelope(class, vec![Problem::new(collection, text)]));
+        };
+        if !p.collection {
+            let problem = with_type(
+                p,
+                Problem::new(&p.name, "not a collection: set it with instance_update"),
+            );
+            return Err(class_envelope(class, vec![problem]));
+        }
+        if !p.is_writable() {
+            let problem = with_type(
+                p,
+                Problem::new(
+                    &p.name,
+                    format!("read-only ({})", p.access.reason().unwrap_or_default()),
+                ),
+            );
+            return Err(class_envelope(class, vec![problem]));
+        }
+        let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
+        let problems = check_item(p, item, &p.name, &mut references)?;
+        if problems.is_empty() {
+            Ok(p)
+        } else {
+            Err(class_envelope(class, problems))
+        }
+    }
+}
+
+pub(crate) fn class_envelope(class: &Class, problems: Vec<Problem>) -> ToolError {
+    ToolError::Invalid(Envelope {
+        subject: Subject::Class(class.name.clone()),
+        problems,
+    })
+}
+
+fn or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}

@@ -1,0 +1,158 @@
+//! The link store: perspectives, signed links and the models registered per perspective.
+//!
+//! The interface speaks of perspectives and links, never of classes: instance semantics live in
+//! [`crate::engine`]. A tool call is one [`WriteTx`]; dropping it without [`WriteTx::commit`]
+//! rolls everything back. [`sqlite::SqliteStore`] is the embedded default.
+
+pub mod sqlite;
+
+use std::fmt;
+
+/// A perspective: a named graph of links.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Perspective {
+    pub uuid: String,
+    pub name: String,
+    /// DID of the agent that created it.
+    pub owner: String,
+    pub neighbourhood: Option<String>,
+}
+
+/// A link to write; author and timestamp come from the transaction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewLink {
+    pub source: String,
+    pub predicate: String,
+    pub target: String,
+    pub local: bool,
+}
+
+/// A stored link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub source: String,
+    pub predicate: String,
+    pub target: String,
+    /// DID of the agent whose key signed the link's transaction.
+    pub author: String,
+    /// Microseconds since the Unix epoch, UTC.
+    pub timestamp: i64,
+    /// Orders links written in the same microsecond; increases with every link written.
+    pub seq: i64,
+    pub local: bool,
+}
+
+/// A pattern over links: `None` matches anything.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LinkPattern<'a> {
+    pub source: Option<&'a str>,
+    pub predicate: Option<&'a str>,
+    pub target: Option<&'a str>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Order {
+    #[default]
+    OldestFirst,
+    NewestFirst,
+}
+
+/// Which sources to find: those with every `all_of` link, with at least one link of each
+/// `any_of` group, and (with `child_of`) under a parent by `ad4m://has_child`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceQuery {
+    /// `(predicate, target)` links every result has.
+    pub all_of: Vec<(String, String)>,
+    /// Groups of `(predicate, target)`: every result has at least one link of each group.
+    pub any_of: Vec<Vec<(String, String)>>,
+    /// Only sources `s` with a link `(parent, ad4m://has_child, s)`.
+    pub child_of: Option<String>,
+}
+
+/// A model (class shape) registered in one perspective with `add_model`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredModel {
+    pub class_name: String,
+    /// The SHACL JSON of the class as registered.
+    pub shacl_json: String,
+}
+
+/// What [`LinkStore::verify`] found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VerifyReport {
+    pub transactions: u64,
+    pub links: u64,
+    /// One line per transaction or link that failed to verify.
+    pub failures: Vec<String>,
+}
+
+/// Reads within one consistent snapshot.
+pub trait ReadTx {
+    /// Every perspective, in order of creation.
+    fn perspectives(&self) -> Result<Vec<Perspective>, StoreError>;
+    fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError>;
+    /// Links matching `pattern`, ordered by (timestamp, seq), a page of them.
+    fn links(
+        &self,
+        perspective: &str,
+        pattern: LinkPattern<'_>,
+        limit: Option<u64>,
+        offset: u64,
+    ) -> Result<Vec<Link>, StoreError>;
+    fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError>;
+    /// Sources matching `query`, ordered by each source's first link (timestamp, then seq), reversed
+    /// for [`Order::NewestFirst`]. `all_of` and `any_of` empty with no `child_of` means every source.
+    fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError>;
+    /// (timestamp, seq) of the first link out of `source`, if it has any.
+    fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError>;
+    /// The models of a perspective, in order of first registration.
+    fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError>;
+}
+
+/// A write transaction: reads see its own writes; nothing is visible to others until commit.
+pub trait WriteTx: ReadTx {
+    fn add_perspective(&mut self, perspective: &Perspective) -> Result<(), StoreError>;
+    /// Writes a link with the transaction's author and the clock's time.
+    fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError>;
+    /// Removes every link matching `pattern` (all of whose given parts match); returns how many.
+    fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError>;
+    /// Registers or replaces a model; `true` when one of that name was replaced.
+    fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError>;
+    /// Signs the links written (one signature per transaction) and commits.
+    fn commit(self: Box<Self>) -> Result<(), StoreError>;
+}
+
+pub trait LinkStore: Send + Sync {
+    fn read(&self) -> Result<Box<dyn ReadTx + '_>, StoreError>;
+    fn write(&self) -> Result<Box<dyn WriteTx + '_>, StoreError>;
+    /// The node's did:key (Ed25519), the author of links written through [`LinkStore::write`].
+    fn did(&self) -> &str;
+    /// Checks every transaction's signature and every surviving link against it.
+    fn verify(&self) -> Result<VerifyReport, StoreError>;
+}
+
+/// A failure of the store itself (the tool answer is -32603, nothing half-written).
+#[derive(Debug)]
+pub enum StoreError {
+    /// The database said no (disk full, locked, corrupt, ...).
+    Database(String),
+    /// The perspective does not exist.
+    NoPerspective(String),
+    /// The database was written by a newer release.
+    SchemaTooNew { found: i64, supported: i64 },
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Database(e) => write!(f, "database error: {e}"),
+            StoreError::NoPerspective(p) => write!(f, "no perspective {p}"),
+            StoreError::SchemaTooNew { found, supported } => write!(
+                f,
+                "the database has schema version {found}; this release reads up to {supported}: use a newer shacl-mcp"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}

@@ -1,0 +1,120 @@
+//! Connections: the writer behind its mutex, and the pool of read connections.
+
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::{self, ThreadId};
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::store::StoreError;
+
+/// Read connections kept open for reuse; more are opened when all are busy, and closed after.
+const IDLE_READERS: usize = 4;
+pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Locks a mutex, recovering it when a panicking thread poisoned it: every transaction ends
+/// (commit or rollback) before its guard is released, so the data behind it is consistent.
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The writer connection and the thread holding it, so that a second write (or an in-memory read)
+/// on the thread that holds it is an error instead of a deadlock.
+pub(super) struct Writer {
+    conn: Mutex<Connection>,
+    holder: Mutex<Option<ThreadId>>,
+}
+
+impl Writer {
+    pub fn new(conn: Connection) -> Self {
+        Writer {
+            conn: Mutex::new(conn),
+            holder: Mutex::new(None),
+        }
+    }
+
+    pub fn lock(&self) -> Result<WriterGuard<'_>, StoreError> {
+        let me = thread::current().id();
+        if *lock(&self.holder) == Some(me) {
+            return Err(StoreError::Database(
+                "this thread already holds the store's writer (an open WriteTx, or a ReadTx of an in-memory store)"
+                    .into(),
+            ));
+        }
+        let conn = lock(&self.conn);
+        *lock(&self.holder) = Some(me);
+        Ok(WriterGuard {
+            conn,
+            holder: &self.holder,
+        })
+    }
+}
+
+pub(super) struct WriterGuard<'a> {
+    conn: MutexGuard<'a, Connection>,
+    holder: &'a Mutex<Option<ThreadId>>,
+}
+
+impl Deref for WriterGuard<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+impl Drop for WriterGuard<'_> {
+    fn drop(&mut self) {
+        // Runs before the connection's guard (a field) is released.
+        *lock(self.holder) = None;
+    }
+}
+
+/// Read connections to one database file.
+pub(super) struct ReadPool {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl ReadPool {
+    pub fn new(path: PathBuf) -> Self {
+        ReadPool {
+            path,
+            idle: Mutex::new(Vec::new()),
+        }
+    }
+
+    pub fn take(&self) -> Result<Connection, StoreError> {
+        if let Some(conn) = lock(&self.idle).pop() {
+            return Ok(conn);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&self.path, flags)?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.pragma_update(None, "query_only", "ON")?;
+        Ok(conn)
+    }
+
+    pub fn give_back(&self, conn: Connection) {
+        let mut idle = lock(&self.idle);
+        if idle.len() < IDLE_READERS {
+            idle.push(conn);
+        } else {
+            drop(idle);
+            drop(conn);
+        }
+    }
+}
+
+/// Starts a transaction, first ending one a failed rollback may have left open.
+pub(super) fn begin(conn: &Connection, sql: &str) -> Result<(), StoreError> {
+    if !conn.is_autocommit() {
+        conn.execute_batch("ROLLBACK")?;
+    }
+    Ok(conn.execute_batch(sql)?)
+}
+
+/// Rolls back whatever is open; `false` when the connection could not be brought back to rest.
+pub(super) fn end(conn: &Connection) -> bool {
+    conn.is_autocommit() || conn.execute_batch("ROLLBACK").is_ok()
+}

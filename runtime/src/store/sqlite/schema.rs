@@ -1,0 +1,116 @@
+//! The schema, its version in `meta` and the migrations that reach it; the node key.
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+
+use super::signing::NodeKey;
+use crate::store::StoreError;
+
+/// The schema version this release writes and reads.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
+/// that has shipped.
+const MIGRATIONS: &[&str] = &[V1];
+
+const V1: &str = "
+CREATE TABLE perspectives (
+    id INTEGER PRIMARY KEY,
+    uuid TEXT UNIQUE NOT NULL,
+    name TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    neighbourhood TEXT
+);
+CREATE TABLE transactions (
+    id INTEGER PRIMARY KEY,
+    author TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    link_hashes BLOB NOT NULL,
+    signature BLOB NOT NULL
+);
+-- id is the link's seq: AUTOINCREMENT so a seq is never reused after a removal.
+CREATE TABLE links (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    perspective INTEGER NOT NULL REFERENCES perspectives(id),
+    source TEXT NOT NULL,
+    predicate TEXT NOT NULL,
+    target TEXT NOT NULL,
+    author TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    local INTEGER NOT NULL,
+    tx INTEGER NOT NULL REFERENCES transactions(id),
+    hash BLOB NOT NULL
+);
+CREATE INDEX links_source_predicate ON links(perspective, source, predicate, target);
+CREATE INDEX links_source_time ON links(perspective, source, timestamp);
+-- With source: covering for the (predicate, target) lookups of sources().
+CREATE INDEX links_predicate_target ON links(perspective, predicate, target, source);
+CREATE INDEX links_target ON links(perspective, target);
+-- Every source with an outgoing link and its first link (timestamp, seq).
+CREATE TABLE sources (
+    perspective INTEGER NOT NULL REFERENCES perspectives(id),
+    source TEXT NOT NULL,
+    first_ts INTEGER NOT NULL,
+    first_seq INTEGER NOT NULL,
+    PRIMARY KEY (perspective, source)
+) WITHOUT ROWID;
+CREATE INDEX sources_first ON sources(perspective, first_ts, first_seq);
+CREATE TABLE models (
+    perspective INTEGER NOT NULL REFERENCES perspectives(id),
+    class_name TEXT NOT NULL,
+    shacl_json TEXT NOT NULL,
+    registered INTEGER NOT NULL,
+    PRIMARY KEY (perspective, class_name)
+);
+";
+
+const VERSION_KEY: &str = "schema_version";
+const NODE_KEY: &str = "node_key";
+
+/// Brings the database to [`SCHEMA_VERSION`] in one transaction and returns the node key,
+/// generating it on first open.
+pub(super) fn migrate(conn: &mut Connection) -> Result<NodeKey, StoreError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    tx.execute_batch("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")?;
+    let found: i64 = tx
+        .query_row("SELECT value FROM meta WHERE key = ?1", [VERSION_KEY], |row| row.get(0))
+        .optional()?
+        .unwrap_or(0);
+    if found > SCHEMA_VERSION {
+        return Err(StoreError::SchemaTooNew {
+            found,
+            supported: SCHEMA_VERSION,
+        });
+    }
+    let from = usize::try_from(found).map_err(|_| StoreError::Database(format!("bad schema version {found}")))?;
+    for migration in &MIGRATIONS[from..] {
+        tx.execute_batch(migration)?;
+    }
+    if from < MIGRATIONS.len() {
+        tx.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+            (VERSION_KEY, SCHEMA_VERSION),
+        )?;
+    }
+    let stored: Option<Vec<u8>> = tx
+        .query_row("SELECT value FROM meta WHERE key = ?1", [NODE_KEY], |row| row.get(0))
+        .optional()?;
+    let key = match stored {
+        Some(secret) => {
+            let secret: [u8; 32] = secret
+                .try_into()
+                .map_err(|_| StoreError::Database("the node key in the database is not 32 bytes".into()))?;
+            NodeKey::from_secret(&secret)
+        }
+        None => {
+            let key = NodeKey::generate()
+                .map_err(|e| StoreError::Database(format!("no randomness for the node key: {e}")))?;
+            tx.execute(
+                "INSERT INTO meta (key, value) VALUES (?1, ?2)",
+                (NODE_KEY, &key.secret()[..]),
+            )?;
+            key
+        }
+    };
+    tx.commit()?;
+    Ok(key)
+}

@@ -1,0 +1,310 @@
+//! The two kinds of transaction.
+//!
+//! A [`SqliteWriteTx`] holds the writer's guard from `BEGIN IMMEDIATE` to `COMMIT` (or to the
+//! `ROLLBACK` of its `Drop`). A [`SqliteReadTx`] runs in a deferred `BEGIN` on a pooled read
+//! connection (file databases) or on the writer (in memory).
+
+use rusqlite::Connection;
+
+use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
+use super::queries::{self, pattern_clause};
+use super::signing::{HASH_LEN, LinkFields, NodeKey, link_hash, transaction_message};
+use crate::store::{
+    Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel, WriteTx,
+};
+
+enum ReadConn<'a> {
+    Pooled(Option<Connection>, &'a ReadPool),
+    Writer(WriterGuard<'a>),
+}
+
+/// Reads within one snapshot, taken at its first read.
+pub(super) struct SqliteReadTx<'a> {
+    conn: ReadConn<'a>,
+}
+
+impl<'a> SqliteReadTx<'a> {
+    pub fn begin(writer: &'a Writer, pool: Option<&'a ReadPool>) -> Result<Self, StoreError> {
+        let conn = match pool {
+            Some(pool) => ReadConn::Pooled(Some(pool.take()?), pool),
+            None => ReadConn::Writer(writer.lock()?),
+        };
+        // On failure the Drop below returns the connection.
+        let tx = SqliteReadTx { conn };
+        begin(tx.conn(), "BEGIN DEFERRED")?;
+        Ok(tx)
+    }
+
+    pub fn conn(&self) -> &Connection {
+        match &self.conn {
+            ReadConn::Pooled(Some(conn), _) => conn,
+            ReadConn::Pooled(None, _) => unreachable!("a read connection is only taken out in drop"),
+            ReadConn::Writer(guard) => guard,
+        }
+    }
+}
+
+impl Drop for SqliteReadTx<'_> {
+    fn drop(&mut self) {
+        match &mut self.conn {
+            ReadConn::Pooled(conn, pool) => {
+                if let Some(conn) = conn.take()
+                    && end(&conn)
+                {
+                    pool.give_back(conn);
+                }
+            }
+            ReadConn::Writer(guard) => {
+                end(guard);
+            }
+        }
+    }
+}
+
+/// One write transaction: `BEGIN IMMEDIATE` on the writer, signed and committed by `commit`.
+pub(super) struct SqliteWriteTx<'a> {
+    conn: WriterGuard<'a>,
+    key: &'a NodeKey,
+    /// The clock's time when the transaction began: every link it writes carries it.
+    timestamp: i64,
+    /// The `transactions` row, inserted with the first link.
+    tx_id: Option<i64>,
+    /// The next link's seq, read with the first link (nobody else writes meanwhile).
+    next_seq: Option<i64>,
+    link_hashes: Vec<u8>,
+    committed: bool,
+}
+
+impl<'a> SqliteWriteTx<'a> {
+    pub fn begin(writer: &'a Writer, key: &'a NodeKey, clock: &dyn crate::clock::Clock) -> Result<Self, StoreError> {
+        let conn = writer.lock()?;
+        begin(&conn, "BEGIN IMMEDIATE")?;
+        let timestamp = clock.now_micros();
+        Ok(SqliteWriteTx {
+            conn,
+            key,
+            timestamp,
+            tx_id: None,
+            next_seq: None,
+            link_hashes: Vec::new(),
+            committed: false,
+        })
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn transaction_id(&mut self) -> Result<i64, StoreError> {
+        if let Some(id) = self.tx_id {
+            return Ok(id);
+        }
+        self.conn.execute(
+            "INSERT INTO transactions (author, timestamp, link_hashes, signature) VALUES (?1, ?2, x'', x'')",
+            (self.key.did(), self.timestamp),
+        )?;
+        let id = self.conn.last_insert_rowid();
+        self.tx_id = Some(id);
+        Ok(id)
+    }
+
+    fn take_seq(&mut self) -> Result<i64, StoreError> {
+        let seq = match self.next_seq {
+            Some(seq) => seq,
+            None => self.conn.query_row(
+                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'links'), 0), \
+                 COALESCE((SELECT MAX(id) FROM links), 0)) + 1",
+                [],
+                |row| row.get(0),
+            )?,
+        };
+        self.next_seq = Some(seq + 1);
+        Ok(seq)
+    }
+
+    /// Sets or deletes the `sources` row of `source` from its remaining links.
+    fn refresh_source(&self, perspective: i64, source: &str) -> Result<(), StoreError> {
+        let first: Option<(i64, i64)> = rusqlite::OptionalExtension::optional(self.conn.query_row(
+            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1",
+            (perspective, source),
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        ))?;
+        match first {
+            Some((ts, seq)) => self.conn.execute(
+                "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2",
+                (perspective, source, ts, seq),
+            )?,
+            None => self.conn.execute(
+                "DELETE FROM sources WHERE perspective = ?1 AND source = ?2",
+                (perspective, source),
+            )?,
+        };
+        Ok(())
+    }
+}
+
+impl Drop for SqliteWriteTx<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            end(&self.conn);
+        }
+    }
+}
+
+macro_rules! reads_through_conn {
+    ($tx:ident) => {
+        impl ReadTx for $tx<'_> {
+            fn perspectives(&self) -> Result<Vec<Perspective>, StoreError> {
+                queries::perspectives(self.conn())
+            }
+            fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError> {
+                queries::perspective(self.conn(), uuid)
+            }
+            fn links(
+                &self,
+                perspective: &str,
+                pattern: LinkPattern<'_>,
+                limit: Option<u64>,
+                offset: u64,
+            ) -> Result<Vec<Link>, StoreError> {
+                queries::links(self.conn(), perspective, pattern, limit, offset)
+            }
+            fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
+                queries::count_links(self.conn(), perspective, pattern)
+            }
+            fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
+                queries::sources(self.conn(), perspective, query, order)
+            }
+            fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
+                queries::first_link(self.conn(), perspective, source)
+            }
+            fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
+                queries::models(self.conn(), perspective)
+            }
+        }
+    };
+}
+
+reads_through_conn!(SqliteReadTx);
+reads_through_conn!(SqliteWriteTx);
+
+impl WriteTx for SqliteWriteTx<'_> {
+    fn add_perspective(&mut self, perspective: &Perspective) -> Result<(), StoreError> {
+        if queries::perspective(&self.conn, &perspective.uuid)?.is_some() {
+            return Err(StoreError::Database(format!(
+                "perspective {} already exists",
+                perspective.uuid
+            )));
+        }
+        self.conn.execute(
+            "INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES (?1, ?2, ?3, ?4)",
+            (
+                &perspective.uuid,
+                &perspective.name,
+                &perspective.owner,
+                &perspective.neighbourhood,
+            ),
+        )?;
+        Ok(())
+    }
+
+    fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError> {
+        let id = queries::perspective_id(&self.conn, perspective)?;
+        let tx = self.transaction_id()?;
+        let seq = self.take_seq()?;
+        let author = self.key.did();
+        let hash = link_hash(&LinkFields {
+            perspective,
+            source: &link.source,
+            predicate: &link.predicate,
+            target: &link.target,
+            author,
+            timestamp: self.timestamp,
+            seq,
+            local: link.local,
+        });
+        self.conn.execute(
+            "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            (
+                seq,
+                id,
+                &link.source,
+                &link.predicate,
+                &link.target,
+                author,
+                self.timestamp,
+                link.local,
+                tx,
+                &hash[..],
+            ),
+        )?;
+        // Keeps the earliest (timestamp, seq), should a clock ever step back.
+        self.conn.execute(
+            "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
+             ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
+             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
+            (id, &link.source, self.timestamp, seq),
+        )?;
+        self.link_hashes.extend_from_slice(&hash);
+        Ok(Link {
+            source: link.source,
+            predicate: link.predicate,
+            target: link.target,
+            author: author.to_string(),
+            timestamp: self.timestamp,
+            seq,
+            local: link.local,
+        })
+    }
+
+    fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
+        let id = queries::perspective_id(&self.conn, perspective)?;
+        let (clause, params) = pattern_clause(&id, &pattern);
+        let sources: Vec<String> = {
+            let mut stmt = self
+                .conn
+                .prepare(&format!("SELECT DISTINCT source FROM links WHERE {clause}"))?;
+            stmt.query_map(&*params, |row| row.get(0))?.collect::<Result<_, _>>()?
+        };
+        let removed = self
+            .conn
+            .execute(&format!("DELETE FROM links WHERE {clause}"), &*params)?;
+        for source in &sources {
+            self.refresh_source(id, source)?;
+        }
+        Ok(removed as u64)
+    }
+
+    fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError> {
+        let id = queries::perspective_id(&self.conn, perspective)?;
+        let replaced = self.conn.execute(
+            "UPDATE models SET shacl_json = ?3 WHERE perspective = ?1 AND class_name = ?2",
+            (id, &model.class_name, &model.shacl_json),
+        )? > 0;
+        if !replaced {
+            self.conn.execute(
+                "INSERT INTO models (perspective, class_name, shacl_json, registered) VALUES (?1, ?2, ?3, \
+                 (SELECT COALESCE(MAX(registered), 0) + 1 FROM models WHERE perspective = ?1))",
+                (id, &model.class_name, &model.shacl_json),
+            )?;
+        }
+        Ok(replaced)
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        if let Some(tx) = self.tx_id {
+            debug_assert_eq!(self.link_hashes.len() % HASH_LEN, 0);
+            let signature = self
+                .key
+                .sign(&transaction_message(self.key.did(), self.timestamp, &self.link_hashes));
+            self.conn.execute(
+                "UPDATE transactions SET link_hashes = ?2, signature = ?3 WHERE id = ?1",
+                (tx, &self.link_hashes, &signature[..]),
+            )?;
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.committed = true;
+        Ok(())
+    }
+}
