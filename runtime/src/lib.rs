@@ -7,7 +7,10 @@
 pub use shacl_mcp_compiler as compiler;
 
 pub mod clock;
+pub mod config;
 pub mod engine;
+pub mod mcp;
+pub mod run;
 pub mod store;
 
 #[cfg(feature = "cli")]

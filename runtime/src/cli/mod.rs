@@ -1,6 +1,7 @@
 //! The `shacl-mcp` command line (feature `cli`).
 
 mod describe;
+mod serve;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -34,6 +35,8 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DescribeFormat::Table)]
         format: DescribeFormat,
     },
+    /// Serve a DNA over MCP (stdio, or streamable HTTP with --http), interpreted: no compile.
+    Serve(serve::ServeArgs),
     /// Print the exact `tools/list` result a server for this DNA answers.
     Tools {
         file: PathBuf,
@@ -74,6 +77,11 @@ pub fn main() -> ExitCode {
     };
     let mut out = std::io::stdout().lock();
     let result = match cli.command {
+        // stdout belongs to the protocol from here on.
+        Command::Serve(args) => {
+            drop(out);
+            return serve::run(args);
+        }
         Command::Check { files, format } => check(&files, format),
         Command::Describe { file, format } => with_dna(&file, |dna| match format {
             DescribeFormat::Table => describe::table(dna),

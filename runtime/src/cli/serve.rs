@@ -1,0 +1,136 @@
+//! `shacl-mcp serve`: any DNA, no compile.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::config::{ConfigFile, DEFAULT_HTTP, ServeConfig, Transport, admin_credential, parse_addr};
+use crate::engine::FixedDna;
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// DNA files (SHACL JSON or Turtle): the fixed DNA, present in every perspective.
+    #[arg(long = "dna", value_name = "FILE", num_args = 1..)]
+    dna: Vec<PathBuf>,
+    /// The store: a SQLite file (default: the platform data directory), or `:memory:`.
+    #[arg(long, value_name = "PATH")]
+    db: Option<PathBuf>,
+    /// Serve newline-delimited JSON-RPC on stdin/stdout (the default).
+    #[arg(long, conflicts_with = "http")]
+    stdio: bool,
+    /// Serve streamable HTTP at /mcp on ADDR (default 127.0.0.1:3001).
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = DEFAULT_HTTP)]
+    http: Option<String>,
+    /// Per-class tools (`channel_create`, ...) beside the static ones.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    dynamic_class_tools: Option<bool>,
+    /// Report schema and shape failures as JSON-RPC -32602 instead of tool results.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    jsonrpc_validation_errors: Option<bool>,
+    /// HTTP with sessions (Mcp-Session-Id) instead of stateless requests.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    http_sessions: Option<bool>,
+    /// Another Host the HTTP server answers to (behind a proxy); repeatable.
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    allowed_hosts: Vec<String>,
+    /// Another Origin allowed to call the HTTP server; repeatable.
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    allowed_origins: Vec<String>,
+    /// Largest HTTP request body in bytes (default 4 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_body: Option<usize>,
+    /// A file whose first line is the admin credential (else SHACL_MCP_ADMIN_CREDENTIAL).
+    #[arg(long, value_name = "FILE")]
+    admin_credential_file: Option<PathBuf>,
+    /// A TOML file with the same keys (camelCase: dynamicClassTools, ...); flags win.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+impl ServeArgs {
+    /// Flags over the config file over the defaults. `serve` defaults per-class tools to off.
+    pub fn into_config(self) -> Result<ServeConfig, String> {
+        let file = match &self.config {
+            Some(path) => ConfigFile::read(path)?,
+            None => ConfigFile::default(),
+        };
+        let dna = if self.dna.is_empty() {
+            file.dna.unwrap_or_default()
+        } else {
+            self.dna
+        };
+        let transport = match (
+            self.stdio,
+            self.http.or(if file.stdio == Some(true) { None } else { file.http }),
+        ) {
+            (false, Some(addr)) => Transport::Http(parse_addr(&addr)?),
+            _ => Transport::Stdio,
+        };
+        let credential_file = self.admin_credential_file.or(file.admin_credential_file);
+        Ok(ServeConfig {
+            dna,
+            db: self.db.or(file.db),
+            transport,
+            dynamic_class_tools: self.dynamic_class_tools.or(file.dynamic_class_tools).unwrap_or(false),
+            jsonrpc_validation_errors: self
+                .jsonrpc_validation_errors
+                .or(file.jsonrpc_validation_errors)
+                .unwrap_or(false),
+            http_sessions: self.http_sessions.or(file.http_sessions).unwrap_or(false),
+            allowed_hosts: if self.allowed_hosts.is_empty() {
+                file.allowed_hosts.unwrap_or_default()
+            } else {
+                self.allowed_hosts
+            },
+            allowed_origins: if self.allowed_origins.is_empty() {
+                file.allowed_origins.unwrap_or_default()
+            } else {
+                self.allowed_origins
+            },
+            max_body: self.max_body.or(file.max_body),
+            admin_credential: admin_credential(credential_file.as_deref())?,
+        })
+    }
+}
+
+/// Runs the server; the exit code is 1 for a bad DNA or configuration.
+pub fn run(args: ServeArgs) -> std::process::ExitCode {
+    crate::run::init_logging();
+    let config = match args.into_config() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    let fixed = if config.dna.is_empty() {
+        FixedDna::empty()
+    } else {
+        match FixedDna::load(&config.dna) {
+            Ok((fixed, notes)) => {
+                if !notes.0.is_empty() {
+                    eprintln!("{notes}");
+                }
+                fixed
+            }
+            Err(diags) => {
+                eprintln!("{diags}");
+                return std::process::ExitCode::from(1);
+            }
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the runtime: {e}");
+            return std::process::ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(crate::run::serve(config, fixed, "shacl-mcp", env!("CARGO_PKG_VERSION"))) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Serving configuration: flags, a TOML file with the same keys, and the environment, merged
+//! (flags win over the file). Shared by `shacl-mcp serve` and generated server binaries.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::mcp::Secret;
+
+/// The environment variable that holds the admin credential.
+pub const CREDENTIAL_ENV: &str = "SHACL_MCP_ADMIN_CREDENTIAL";
+
+/// Where and how to serve.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub dna: Vec<PathBuf>,
+    /// `None`: the platform data directory; `:memory:` for a throwaway store.
+    pub db: Option<PathBuf>,
+    pub transport: Transport,
+    pub dynamic_class_tools: bool,
+    pub jsonrpc_validation_errors: bool,
+    pub http_sessions: bool,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body: Option<usize>,
+    pub admin_credential: Option<Secret>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    Stdio,
+    Http(SocketAddr),
+}
+
+/// The default HTTP address.
+pub const DEFAULT_HTTP: &str = "127.0.0.1:3001";
+
+/// The TOML file: every key optional, the same names as the flags (camelCase as in
+/// tool-surface.md's `dynamicClassTools`). Unknown keys are an error.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ConfigFile {
+    pub dna: Option<Vec<PathBuf>>,
+    pub db: Option<PathBuf>,
+    pub stdio: Option<bool>,
+    pub http: Option<String>,
+    pub dynamic_class_tools: Option<bool>,
+    pub jsonrpc_validation_errors: Option<bool>,
+    pub http_sessions: Option<bool>,
+    pub allowed_hosts: Option<Vec<String>>,
+    pub allowed_origins: Option<Vec<String>>,
+    pub max_body: Option<usize>,
+    pub admin_credential_file: Option<PathBuf>,
+}
+
+impl ConfigFile {
+    /// Reads a config file; relative paths in it are taken from the file's folder.
+    pub fn read(path: &Path) -> Result<ConfigFile, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
+        let mut file: ConfigFile = toml::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let rebase = |p: &mut PathBuf| {
+            if p.is_relative() && p.as_os_str() != ":memory:" {
+                *p = base.join(&*p);
+            }
+        };
+        file.dna.iter_mut().flatten().for_each(rebase);
+        file.db.iter_mut().for_each(rebase);
+        file.admin_credential_file.iter_mut().for_each(rebase);
+        Ok(file)
+    }
+}
+
+/// Reads the admin credential: a file (its first line) wins over the environment.
+pub fn admin_credential(file: Option<&Path>) -> Result<Option<Secret>, String> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read the credential file {}: {e}", path.display()))?;
+        let first = text.lines().next().unwrap_or_default().trim().to_string();
+        return Secret::new(first)
+            .map(Some)
+            .ok_or_else(|| format!("the credential file {} is empty", path.display()));
+    }
+    Ok(std::env::var(CREDENTIAL_ENV).ok().and_then(Secret::new))
+}
+
+/// `$XDG_DATA_HOME/shacl-mcp/store.db`, else `~/.local/share/shacl-mcp/store.db`
+/// (`~/Library/Application Support/shacl-mcp/store.db` on macOS), else `./shacl-mcp.db`.
+pub fn default_db() -> PathBuf {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let base = if cfg!(target_os = "macos") {
+        home.map(|h| h.join("Library/Application Support"))
+    } else {
+        std::env::var_os("XDG_DATA_HOME")
+            .map(PathBuf::from)
+            .or_else(|| home.map(|h| h.join(".local/share")))
+    };
+    match base {
+        Some(dir) => dir.join("shacl-mcp").join("store.db"),
+        None => PathBuf::from("shacl-mcp.db"),
+    }
+}
+
+/// Parses `ADDR` or `PORT` (`:3001`, `3001`, `0.0.0.0:8080`).
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    if let Ok(port) = text.trim_start_matches(':').parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse()
+        .map_err(|_| format!("`{text}` is not an address such as 127.0.0.1:3001"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses() {
+        assert_eq!(parse_addr("3001").unwrap(), "127.0.0.1:3001".parse().unwrap());
+        assert_eq!(parse_addr(":8080").unwrap(), "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(parse_addr("0.0.0.0:9").unwrap(), "0.0.0.0:9".parse().unwrap());
+        assert!(parse_addr("nowhere").is_err());
+    }
+
+    #[test]
+    fn config_keys_are_strict() {
+        let file: ConfigFile =
+            toml::from_str("dna = [\"a.json\"]\ndynamicClassTools = true\nhttp = \"127.0.0.1:4000\"").unwrap();
+        assert_eq!(file.dynamic_class_tools, Some(true));
+        assert!(toml::from_str::<ConfigFile>("dynamic_class_tools = true").is_err());
+    }
+}

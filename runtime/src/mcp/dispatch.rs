@@ -1,0 +1,210 @@
+//! From a tool call's arguments to the engine: the static tools of tool-surface.md and the
+//! per-class tools, interpreted from the model (the generated ones call the same engine).
+
+use serde_json::{Map, Value, json};
+
+use super::table::{Entry, Kind};
+use crate::engine::{Engine, Problem, QueryArgs, Subject, ToolError};
+use crate::store::{LinkPattern, Order};
+
+/// Runs one tool. `tool` is the name called (for the envelope of argument problems).
+pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value>) -> Result<Value, ToolError> {
+    let result = match entry {
+        Entry::Static => static_tool(engine, tool, args),
+        Entry::Class { class, kind } => class_tool(engine, &class.name, kind, args),
+    };
+    // Argument problems found by the engine name the tool the client called.
+    result.map_err(|e| match e {
+        ToolError::Invalid(mut envelope) if matches!(envelope.subject, Subject::Tool(_)) => {
+            envelope.subject = Subject::Tool(tool.to_string());
+            ToolError::Invalid(envelope)
+        }
+        other => other,
+    })
+}
+
+struct Args<'a>(&'a Map<String, Value>);
+
+impl<'a> Args<'a> {
+    fn str(&self, key: &str) -> Option<&'a str> {
+        self.0.get(key).and_then(Value::as_str)
+    }
+
+    /// A string the schema requires (checked before dispatch); empty when absent.
+    fn req(&self, key: &str) -> &'a str {
+        self.str(key).unwrap_or_default()
+    }
+
+    fn u64(&self, key: &str) -> Option<u64> {
+        self.0.get(key).and_then(Value::as_u64)
+    }
+
+    fn object(&self, key: &str) -> Option<&'a Map<String, Value>> {
+        self.0.get(key).and_then(Value::as_object)
+    }
+
+    fn order(&self) -> Order {
+        match self.str("order") {
+            Some("newest_first") => Order::NewestFirst,
+            _ => Order::OldestFirst,
+        }
+    }
+
+    /// An argument a per-class tool needs but cannot mark required (tool-surface.md lists only
+    /// `perspective_id` in `required`).
+    fn needed(&self, key: &str) -> Result<&'a str, ToolError> {
+        self.str(key)
+            .ok_or_else(|| ToolError::invalid_arguments("", vec![Problem::new(key, "missing required argument")]))
+    }
+}
+
+fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result<Value, ToolError> {
+    let a = Args(args);
+    let p = a.req("perspective_id");
+    match tool {
+        "list_perspectives" => engine.list_perspectives(),
+        "add_perspective" => engine.add_perspective(a.req("name")),
+        "add_link" => engine.add_link(
+            p,
+            a.req("source"),
+            a.req("predicate"),
+            a.req("target"),
+            args.get("local").and_then(Value::as_bool).unwrap_or(false),
+        ),
+        "query_links" => {
+            let pattern = LinkPattern {
+                source: a.str("source"),
+                predicate: a.str("predicate"),
+                target: a.str("target"),
+            };
+            engine.query_links(p, pattern, a.u64("limit"), a.u64("offset"))
+        }
+        "add_model" => engine.add_model(p, a.req("class_name"), args.get("shacl_json").unwrap_or(&Value::Null)),
+        "describe_perspective" => engine.describe_perspective(p),
+        "instance_create" => {
+            let empty = Map::new();
+            engine.instance_create(
+                p,
+                a.req("class_name"),
+                a.object("properties").unwrap_or(&empty),
+                a.str("base_uri"),
+                a.str("parent"),
+            )
+        }
+        "instance_query" => engine.instance_query(p, a.req("class_name"), &query_args(&a, a.str("parent"))),
+        "instance_get" => engine.instance_get(p, a.req("class_name"), a.req("base_uri")),
+        "instance_update" => {
+            let unset: Vec<String> = args
+                .get("unset")
+                .and_then(Value::as_array)
+                .map(|u| u.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
+            engine.instance_update(
+                p,
+                a.req("class_name"),
+                a.req("base_uri"),
+                a.object("properties"),
+                &unset,
+            )
+        }
+        "instance_add_to_collection" => engine.instance_add_to_collection(
+            p,
+            a.req("class_name"),
+            a.req("base_uri"),
+            a.req("collection"),
+            args.get("item_uri").unwrap_or(&Value::Null),
+        ),
+        "instance_remove_from_collection" => engine.instance_remove_from_collection(
+            p,
+            a.req("class_name"),
+            a.req("base_uri"),
+            a.req("collection"),
+            args.get("item_uri").unwrap_or(&Value::Null),
+        ),
+        "instance_remove" => engine.instance_remove(p, a.req("class_name"), a.req("base_uri")),
+        "add_child" => engine.add_child(p, a.req("parent"), a.req("child")),
+        "get_children" => engine.get_children(p, a.req("parent"), a.u64("limit")),
+        "execute_commands" => {
+            let commands = args
+                .get("commands")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or_default();
+            engine.execute_commands(p, a.req("expression_address"), commands, a.object("parameters"))
+        }
+        "get_my_did" => Ok(engine.get_my_did()),
+        other => Err(ToolError::refused(
+            format!("'{other}' is not available in this release"),
+            "See tool-surface.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",
+        )),
+    }
+}
+
+fn query_args(a: &Args<'_>, parent: Option<&str>) -> QueryArgs {
+    QueryArgs {
+        filter: a.object("filter").cloned(),
+        parent: parent.map(str::to_string),
+        limit: a.u64("limit"),
+        offset: a.u64("offset"),
+        order: a.order(),
+    }
+}
+
+/// Keys of a per-class tool that are not the class's properties.
+const FIXED: &[&str] = &["perspective_id", "expression_address", "parent"];
+
+fn class_tool(engine: &Engine, class: &str, kind: &Kind, args: &Map<String, Value>) -> Result<Value, ToolError> {
+    let a = Args(args);
+    let p = a.req("perspective_id");
+    match kind {
+        Kind::Create => {
+            let properties: Map<String, Value> = args
+                .iter()
+                .filter(|(k, _)| !FIXED.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            engine.instance_create(p, class, &properties, a.str("expression_address"), a.str("parent"))
+        }
+        Kind::Query => engine.instance_query(p, class, &query_args(&a, None)),
+        Kind::List => engine.instance_query(p, class, &query_args(&a, a.str("parent"))),
+        Kind::Get => engine.instance_get(p, class, a.needed("expression_address")?),
+        Kind::Delete => engine.instance_remove(p, class, a.needed("expression_address")?),
+        Kind::Set(property) => {
+            let address = a.needed("expression_address")?;
+            match args.get("value") {
+                None => Err(ToolError::invalid_arguments(
+                    "",
+                    vec![Problem::new("value", "missing required argument")],
+                )),
+                // `null` clears an optional scalar (the engine refuses it for a required one).
+                Some(Value::Null) => engine.instance_update(p, class, address, None, std::slice::from_ref(property)),
+                Some(value) => {
+                    let mut properties = Map::new();
+                    properties.insert(property.clone(), value.clone());
+                    engine.instance_update(p, class, address, Some(&properties), &[])
+                }
+            }
+        }
+        Kind::GetCollection(property) => {
+            let address = a.needed("expression_address")?;
+            let instance = engine.instance_get(p, class, address)?;
+            Ok(
+                json!({ "expression_address": address, "collection": property, "items": instance.get(property).cloned().unwrap_or(json!([])) }),
+            )
+        }
+        Kind::Add(property) | Kind::Remove(property) => {
+            let address = a.needed("expression_address")?;
+            let Some(value) = args.get("value") else {
+                return Err(ToolError::invalid_arguments(
+                    "",
+                    vec![Problem::new("value", "missing required argument")],
+                ));
+            };
+            if matches!(kind, Kind::Add(_)) {
+                engine.instance_add_to_collection(p, class, address, property, value)
+            } else {
+                engine.instance_remove_from_collection(p, class, address, property, value)
+            }
+        }
+    }
+}

@@ -1,0 +1,358 @@
+//! The rmcp `ServerHandler`: tools/list from the table, tools/call through the checks of
+//! errors.md (tool name, per-class refusal, authentication, arguments) into the engine, and
+//! `notifications/tools/list_changed` when a model adds tools.
+
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
+use rmcp::{Peer, RoleServer, ServerHandler};
+use serde_json::{Map, Value, json};
+use shacl_mcp_compiler::model::Class;
+use shacl_mcp_compiler::surface::SurfaceOptions;
+
+use super::ServerOptions;
+use super::arguments;
+use super::auth::{AUTH_TOOLS, Caller};
+use super::dispatch;
+use super::table::{Entry, Table};
+use crate::engine::{Engine, Envelope, Subject, ToolError};
+
+/// The server. Cheap to clone: the HTTP transport makes one per session or per request.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    engine: Arc<Engine>,
+    options: ServerOptions,
+    /// Static tools and the fixed DNA's per-class tools: built once.
+    fixed: Arc<Table>,
+    /// Per-class tools of classes added at run time, rebuilt when a model is added.
+    runtime: RwLock<Arc<Table>>,
+    /// Legacy-lifecycle sessions (stdio, HTTP with sessions) to notify of list changes.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+    /// 2026-07-28 `subscriptions/listen` streams, by a number of their own.
+    sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
+    next_sink: std::sync::atomic::AtomicU64,
+}
+
+const INSTRUCTIONS: &str = "Data lives in perspectives as instances of SHACL classes. Start with list_perspectives \
+     (or add_perspective), then describe_perspective to learn the classes and their properties; create, query \
+     and change instances with the instance_* tools (or the per-class tools when listed). Every write is \
+     validated: a failure comes back as a tool error listing every problem.";
+
+impl McpServer {
+    pub fn new(engine: Arc<Engine>, options: ServerOptions) -> McpServer {
+        let surface = SurfaceOptions {
+            class_tools: options.class_tools,
+            multi_user: false,
+        };
+        let fixed = Arc::new(Table::build(surface, engine.fixed().classes()));
+        let server = McpServer {
+            inner: Arc::new(Inner {
+                engine,
+                options,
+                fixed,
+                runtime: RwLock::default(),
+                peers: Mutex::default(),
+                sinks: Mutex::default(),
+                next_sink: Default::default(),
+            }),
+        };
+        server.refresh_runtime_tools();
+        server
+    }
+
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.inner.engine
+    }
+
+    pub fn options(&self) -> &ServerOptions {
+        &self.inner.options
+    }
+
+    /// Rebuilds the per-class tools of run-time classes: one family per class name over every
+    /// perspective, in order of first registration, with the most recent shape of that name.
+    pub fn refresh_runtime_tools(&self) {
+        let classes = self.runtime_classes().unwrap_or_else(|e| {
+            tracing::warn!(kind = "models", error = %e, "could not read the registered models");
+            Vec::new()
+        });
+        let mut table = Table::default();
+        for class in classes {
+            table.add_class(class);
+        }
+        *self.inner.runtime.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(table);
+    }
+
+    fn runtime_classes(&self) -> Result<Vec<Arc<Class>>, ToolError> {
+        let engine = &self.inner.engine;
+        let tx = engine.store().read()?;
+        let mut found: Vec<Arc<Class>> = Vec::new();
+        for p in tx.perspectives()? {
+            for class in engine.classes(&*tx, &p.uuid)? {
+                if engine.fixed().has_class(&class.name) {
+                    continue;
+                }
+                match found.iter_mut().find(|c| c.name == class.name) {
+                    Some(slot) => *slot = class,
+                    None => found.push(class),
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn lookup(&self, name: &str) -> Option<Arc<super::table::TableTool>> {
+        if let Some(tool) = self.inner.fixed.get(name) {
+            return Some(tool.clone());
+        }
+        self.inner
+            .runtime
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// The tools a caller sees: static tools; per-class tools when on (those of run-time
+    /// classes only for callers that may call tools).
+    pub fn visible_tools(&self, caller: Caller) -> Vec<Tool> {
+        let class_tools = self.inner.options.class_tools;
+        let mut tools: Vec<Tool> = self
+            .inner
+            .fixed
+            .tools
+            .iter()
+            .filter(|t| class_tools || matches!(t.entry, Entry::Static))
+            .map(|t| t.tool.clone())
+            .collect();
+        if class_tools && caller.may_call_tools() {
+            let runtime = self.inner.runtime.read().unwrap_or_else(|e| e.into_inner()).clone();
+            tools.extend(runtime.tools.iter().map(|t| t.tool.clone()));
+        }
+        tools
+    }
+
+    /// One `tools/call`, transport-independent: the checks of errors.md steps 5 to 11.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        caller: Caller,
+    ) -> Result<CallToolResult, ErrorData> {
+        let started = std::time::Instant::now();
+        let Some(tool) = self.lookup(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool '{name}'"),
+                Some(json!({ "tool": name })),
+            ));
+        };
+        if let Entry::Class { class, .. } = &tool.entry
+            && !self.inner.options.class_tools
+        {
+            return Ok(refusal(per_class_off(name, &class.name)));
+        }
+        if !caller.may_call_tools() && !AUTH_TOOLS.contains(&name) {
+            return Ok(refusal(json!({
+                "error": "Not authenticated",
+                "hint": "Send Authorization: Bearer <credential> (the server's SHACL_MCP_ADMIN_CREDENTIAL) with every request; auth_status says what the server sees.",
+            })));
+        }
+        let args = Value::Object(arguments.unwrap_or_default());
+        let problems = arguments::check(&tool, &args);
+        let outcome = if !problems.is_empty() {
+            Err(ToolError::Invalid(Envelope {
+                subject: Subject::Tool(name.to_string()),
+                problems,
+            }))
+        } else if name == "auth_status" {
+            Ok(caller.status())
+        } else {
+            let (engine, entry, tool_name) = (self.inner.engine.clone(), tool.entry.clone(), name.to_string());
+            let args = args.as_object().cloned().unwrap_or_default();
+            tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &entry, &args))
+                .await
+                .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))))
+        };
+        let kind = match &outcome {
+            Ok(_) => "ok",
+            Err(ToolError::Invalid(_)) => "invalid",
+            Err(ToolError::Refused { .. }) => "refused",
+            Err(ToolError::Internal(_)) => "internal",
+        };
+        tracing::info!(
+            kind = "tools/call",
+            tool = name,
+            outcome = kind,
+            elapsed_us = started.elapsed().as_micros() as u64
+        );
+        match outcome {
+            Ok(value) => Ok(CallToolResult::structured(value)),
+            Err(ToolError::Invalid(envelope)) if self.inner.options.jsonrpc_validation_errors => {
+                let data = envelope.to_json();
+                let message = data["error"].as_str().unwrap_or("invalid arguments").to_string();
+                Err(ErrorData::invalid_params(message, Some(data)))
+            }
+            Err(ToolError::Internal(e)) => {
+                tracing::error!(kind = "internal", tool = name, error = %e);
+                Err(ErrorData::internal_error("internal error: nothing was written", None))
+            }
+            Err(e) => Ok(refusal(e.to_json().unwrap_or_default())),
+        }
+    }
+
+    /// After add_model: rebuild the run-time tools and tell every client that listens.
+    async fn tools_changed(&self, current: &RequestContext<RoleServer>) {
+        self.refresh_runtime_tools();
+        let peers: Vec<Peer<RoleServer>> = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut dead = Vec::new();
+        for (i, peer) in peers.iter().enumerate() {
+            if peer.notify_tool_list_changed().await.is_err() {
+                dead.push(i);
+            }
+        }
+        if !dead.is_empty() {
+            let mut saved = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = 0;
+            saved.retain(|_| {
+                i += 1;
+                !dead.contains(&(i - 1))
+            });
+        }
+        // Stateless legacy HTTP: no session to keep, so the notification rides on the response
+        // to the call that caused it.
+        let parts = current.extensions.get::<http::request::Parts>();
+        let stateless = parts.is_some_and(|p| !p.headers.contains_key("mcp-session-id"));
+        if stateless {
+            let _ = current.peer.notify_tool_list_changed().await;
+        }
+        let sinks: Vec<SubscriptionSink> = self
+            .inner
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .map(|(_, s)| s.clone())
+            .collect();
+        for sink in sinks {
+            let _ = sink.notify_tool_list_changed().await;
+        }
+    }
+}
+
+fn refusal(body: Value) -> CallToolResult {
+    CallToolResult::structured_error(body)
+}
+
+/// errors.md: a per-class tool while per-class tools are off names the instance_* call.
+fn per_class_off(tool: &str, class: &str) -> Value {
+    let suffix = tool
+        .strip_prefix(&shacl_mcp_compiler::naming::class_prefix(class))
+        .unwrap_or(tool)
+        .trim_start_matches('_');
+    let instead = match suffix {
+        "create" => "instance_create",
+        "query" | "list" => "instance_query",
+        "get" => "instance_get",
+        "delete" => "instance_remove",
+        s if s.starts_with("set_") => "instance_update",
+        s if s.starts_with("get_") => "instance_get",
+        s if s.starts_with("add_") => "instance_add_to_collection",
+        s if s.starts_with("remove_") => "instance_remove_from_collection",
+        _ => "the instance_* tools",
+    };
+    json!({
+        "error": format!("Per-class tools are off on this server: '{tool}' is not available"),
+        "hint": format!(
+            "Use {instead} with class_name: \"{class}\" instead, or restart the server with --dynamic-class-tools true to get per-class tools."
+        ),
+    })
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .build();
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new(
+                self.inner.options.server_name.clone(),
+                self.inner.options.server_version.clone(),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let caller = Caller::from_request(context.extensions.get(), self.inner.options.admin_credential.as_ref());
+        Ok(ListToolsResult::with_all_items(self.visible_tools(caller)))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = Caller::from_request(context.extensions.get(), self.inner.options.admin_credential.as_ref());
+        let name = request.name.to_string();
+        let result = self.call(&name, request.arguments, caller).await?;
+        if name == "add_model" && result.is_error != Some(true) && self.inner.options.class_tools {
+            self.tools_changed(&context).await;
+        }
+        Ok(result.into())
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.lookup(name).map(|t| t.tool.clone())
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Stateless HTTP makes a server per request: its peer dies with the response.
+        if context
+            .extensions
+            .get::<http::request::Parts>()
+            .is_some_and(|p| !p.headers.contains_key("mcp-session-id"))
+        {
+            return;
+        }
+        self.inner
+            .peers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(context.peer);
+    }
+
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        (requested.tools_list_changed == Some(true)).then(|| SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let sink = context.sink().clone();
+        let id = self.inner.next_sink.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.inner
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, sink.clone()));
+        // rmcp acknowledges before calling listen: a change in between would be lost, so send
+        // one catch-up notification now (DESIGN.md, Protocol).
+        let _ = sink.notify_tool_list_changed().await;
+        context.cancelled().await;
+        self.inner
+            .sinks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(i, _)| *i != id);
+        Ok(())
+    }
+}
