@@ -105,6 +105,8 @@ impl ClientHandler for ListChanged {
 pub struct HttpServer {
     child: Child,
     pub port: u16,
+    /// Where the server's stderr (its log) goes, when captured.
+    pub log: Option<PathBuf>,
 }
 
 impl HttpServer {
@@ -113,6 +115,15 @@ impl HttpServer {
     }
 
     pub fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> HttpServer {
+        Self::launch(args, env, None)
+    }
+
+    /// Starts with stderr written to `log`.
+    pub fn start_logged(args: &[&str], env: &[(&str, &str)], log: PathBuf) -> HttpServer {
+        Self::launch(args, env, Some(log))
+    }
+
+    fn launch(args: &[&str], env: &[(&str, &str)], log: Option<PathBuf>) -> HttpServer {
         let port = free_port();
         let mut command = Command::new(binary());
         command
@@ -124,13 +135,17 @@ impl HttpServer {
         for (k, v) in env {
             command.env(k, v);
         }
+        let stderr = match &log {
+            Some(path) => Stdio::from(std::fs::File::create(path).expect("log file")),
+            None => Stdio::inherit(),
+        };
         let child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("spawn");
-        let server = HttpServer { child, port };
+        let server = HttpServer { child, port, log };
         let deadline = Instant::now() + Duration::from_secs(20);
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(Instant::now() < deadline, "the HTTP server did not start");
@@ -170,10 +185,17 @@ impl HttpServer {
     }
 }
 
-impl Drop for HttpServer {
-    fn drop(&mut self) {
+impl HttpServer {
+    /// Stops the server (SIGKILL) and waits for it.
+    pub fn stop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
