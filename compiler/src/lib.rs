@@ -8,16 +8,23 @@
 //!
 //! [`load`] does the whole front end for a file; [`parse`] and [`check`] are the two halves.
 
+#[cfg(feature = "codegen")]
+mod builder;
 pub mod check;
+#[cfg(feature = "codegen")]
+pub mod codegen;
 pub mod describe;
 pub mod diagnostic;
 pub mod literal;
 pub mod model;
 pub mod naming;
 pub mod parse;
+pub mod problems;
 pub mod shape;
 pub mod surface;
 
+#[cfg(feature = "codegen")]
+pub use builder::{BuildError, Builder};
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use model::Dna;
 pub use surface::{SurfaceOptions, ToolSpec};

@@ -72,11 +72,19 @@ pub fn type_ident(name: &str) -> String {
     escape(&name.to_upper_camel_case())
 }
 
+/// Any text as the characters of a Rust identifier: ASCII letters, digits and `_`.
+pub fn rust_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect()
+}
+
 fn escape(ident: &str) -> String {
-    let ident = if ident.is_empty() {
-        "_".to_string()
+    let ident = rust_safe(ident);
+    let ident = if ident.is_empty() || ident.chars().all(|c| c == '_') {
+        format!("_{ident}")
     } else {
-        ident.to_string()
+        ident
     };
     let ident = if ident.starts_with(|c: char| c.is_ascii_digit()) {
         format!("_{ident}")
@@ -113,6 +121,8 @@ mod tests {
             ("match", "match", "r#match", "Match"),
             ("2fa", "2fa", "_2fa", "_2fa"),
             ("weight_kg", "weight_kg", "weight_kg", "WeightKg"),
+            ("nom d'usage", "nom_d_usage", "nom_d_usage", "NomDUsage"),
+            ("Café", "café", "caf_", "Caf_"),
         ];
         for (input, prefix, field, ty) in table {
             assert_eq!(class_prefix(input), prefix, "prefix of {input}");

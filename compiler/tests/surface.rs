@@ -224,3 +224,18 @@ fn account_tools_only_in_multi_user_mode() {
     );
     assert!(tool_list(&dna, ALL).iter().any(|t| t.name == "signup"));
 }
+
+#[test]
+fn code_generation_is_deterministic() {
+    use shacl_mcp_compiler::codegen::{Options, generate_files};
+    for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../shared/dna")
+            .join(file);
+        let (first, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
+        let (again, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
+        assert_eq!(first, again, "{file}: the same DNA gives the same code, byte for byte");
+        assert!(first.starts_with("// @generated"));
+        syn::parse_file(&first).unwrap_or_else(|e| panic!("{file}: generated code parses: {e}"));
+    }
+}

@@ -72,6 +72,71 @@ impl ConfigFile {
     }
 }
 
+/// Serving flags as given (`shacl-mcp serve` and generated binaries parse the same ones);
+/// [`Flags::into_config`] merges them over a config file.
+#[derive(Clone, Debug, Default)]
+pub struct Flags {
+    pub dna: Vec<PathBuf>,
+    pub db: Option<PathBuf>,
+    pub stdio: bool,
+    pub http: Option<String>,
+    pub dynamic_class_tools: Option<bool>,
+    pub jsonrpc_validation_errors: Option<bool>,
+    pub http_sessions: Option<bool>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body: Option<usize>,
+    pub admin_credential_file: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+impl Flags {
+    /// Flags over the config file over the defaults; `default_class_tools` is `false` for
+    /// `shacl-mcp serve` and `true` for a generated server binary (tool-surface.md).
+    pub fn into_config(self, default_class_tools: bool) -> Result<ServeConfig, String> {
+        let file = match &self.config {
+            Some(path) => ConfigFile::read(path)?,
+            None => ConfigFile::default(),
+        };
+        let dna = if self.dna.is_empty() {
+            file.dna.unwrap_or_default()
+        } else {
+            self.dna
+        };
+        let file_http = if file.stdio == Some(true) { None } else { file.http };
+        let transport = match (self.stdio, self.http.or(file_http)) {
+            (false, Some(addr)) => Transport::Http(parse_addr(&addr)?),
+            _ => Transport::Stdio,
+        };
+        let credential_file = self.admin_credential_file.or(file.admin_credential_file);
+        let or = |flags: Vec<String>, file: Option<Vec<String>>| {
+            if flags.is_empty() {
+                file.unwrap_or_default()
+            } else {
+                flags
+            }
+        };
+        Ok(ServeConfig {
+            dna,
+            db: self.db.or(file.db),
+            transport,
+            dynamic_class_tools: self
+                .dynamic_class_tools
+                .or(file.dynamic_class_tools)
+                .unwrap_or(default_class_tools),
+            jsonrpc_validation_errors: self
+                .jsonrpc_validation_errors
+                .or(file.jsonrpc_validation_errors)
+                .unwrap_or(false),
+            http_sessions: self.http_sessions.or(file.http_sessions).unwrap_or(false),
+            allowed_hosts: or(self.allowed_hosts, file.allowed_hosts),
+            allowed_origins: or(self.allowed_origins, file.allowed_origins),
+            max_body: self.max_body.or(file.max_body),
+            admin_credential: admin_credential(credential_file.as_deref())?,
+        })
+    }
+}
+
 /// Reads the admin credential: a file (its first line) wins over the environment.
 pub fn admin_credential(file: Option<&Path>) -> Result<Option<Secret>, String> {
     if let Some(path) = file {

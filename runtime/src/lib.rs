@@ -4,14 +4,49 @@
 //! - [`engine`]: instances, validation and queries over any class of the model;
 //! - [`cli`]: the `shacl-mcp` command (feature `cli`).
 
+pub use rmcp;
 pub use shacl_mcp_compiler as compiler;
 
+pub mod binary;
 pub mod clock;
+pub mod compiled;
 pub mod config;
 pub mod engine;
 pub mod mcp;
 pub mod run;
 pub mod store;
+pub mod types;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use binary::serve;
+pub use compiled::CompiledDna;
+pub use types::{Date, DateTime, InstanceMeta, Iri, Time, ValueError};
 
 #[cfg(feature = "cli")]
 pub mod cli;
+
+/// Includes the module a build.rs `shacl_mcp_compiler::Builder` wrote to
+/// `$OUT_DIR/<name>.rs`, like prost's `include_proto!`.
+///
+/// ```rust,ignore
+/// // build.rs (with `shacl-mcp-compiler` in [build-dependencies])
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     println!("cargo:rerun-if-changed=build.rs");
+///     shacl_mcp_compiler::Builder::new().dna("dna/chat.json").compile()?;
+///     Ok(())
+/// }
+///
+/// // src/main.rs
+/// pub mod chat {
+///     shacl_mcp::include_dna!(chat);
+/// }
+/// ```
+#[macro_export]
+macro_rules! include_dna {
+    ($name:ident) => {
+        include!(concat!(env!("OUT_DIR"), "/", stringify!($name), ".rs"));
+    };
+}

@@ -161,3 +161,37 @@ fn bad_usage_exits_two() {
     assert_eq!(run(&["frobnicate"]).status.code(), Some(2));
     assert_eq!(run(&["--help"]).status.code(), Some(0));
 }
+
+#[test]
+fn generate_writes_the_module_build_rs_would() {
+    let dir = std::env::temp_dir().join(format!("shacl-mcp-cli-generate-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = run(&[
+        "generate",
+        &shared_dna("zoo.json").display().to_string(),
+        "-o",
+        &dir.display().to_string(),
+    ]);
+    let target = dir.join("zoo.rs");
+    let code = std::fs::read_to_string(&target);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stdout(&o), format!("{}\n", target.display()));
+    let code = code.expect("the module is written");
+    assert!(code.starts_with("// @generated"), "{code}");
+    // zoo's note still reaches the user, on stderr.
+    assert!(String::from_utf8_lossy(&o.stderr).contains("note[no-marker]"));
+
+    let o = run(&[
+        "generate",
+        &bad_dna("unknown-key.json").display().to_string(),
+        "-o",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr).matches("error[unknown-key]").count(),
+        3
+    );
+    assert!(!dir.join("unknown_key.rs").exists());
+}

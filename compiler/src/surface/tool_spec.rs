@@ -51,6 +51,24 @@ impl ToolAnnotations {
 }
 
 impl ToolSpec {
+    /// A tool from its [`ToolSpec::to_json`] form (compiled tool specs are stored that way).
+    pub fn from_json(value: &Value) -> Option<ToolSpec> {
+        let text = |key: &str| value.get(key)?.as_str().map(str::to_string);
+        let hint = |key: &str| value["annotations"].get(key).and_then(Value::as_bool).unwrap_or(false);
+        Some(ToolSpec {
+            name: text("name")?,
+            title: text("title")?,
+            description: text("description")?,
+            input_schema: value.get("inputSchema")?.clone(),
+            output_schema: value.get("outputSchema")?.clone(),
+            annotations: ToolAnnotations {
+                read_only: hint("readOnlyHint"),
+                destructive: hint("destructiveHint"),
+                idempotent: hint("idempotentHint"),
+            },
+        })
+    }
+
     /// The tool as one entry of a `tools/list` result, keys in a fixed order.
     pub fn to_json(&self) -> Value {
         let mut o = Map::new();

@@ -1,6 +1,7 @@
 //! The `shacl-mcp` command line (feature `cli`).
 
 mod describe;
+mod generate;
 mod serve;
 
 use std::io::Write;
@@ -37,6 +38,8 @@ enum Command {
     },
     /// Serve a DNA over MCP (stdio, or streamable HTTP with --http), interpreted: no compile.
     Serve(serve::ServeArgs),
+    /// Write the Rust module build.rs would generate for a DNA to `<DIR>/<NAME>.rs`.
+    Generate(generate::GenerateArgs),
     /// Print the exact `tools/list` result a server for this DNA answers.
     Tools {
         file: PathBuf,
@@ -88,6 +91,7 @@ pub fn main() -> ExitCode {
             DescribeFormat::Json => json_text(&describe::json(dna)),
             DescribeFormat::Mermaid => describe::mermaid(dna),
         }),
+        Command::Generate(args) => generate::run(args).map_err(Failure::Diagnostics),
         Command::Tools {
             file,
             dynamic_class_tools,

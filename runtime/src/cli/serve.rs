@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::config::{ConfigFile, DEFAULT_HTTP, ServeConfig, Transport, admin_credential, parse_addr};
+use crate::config::{DEFAULT_HTTP, Flags};
 use crate::engine::FixedDna;
 
 #[derive(Args, Debug)]
@@ -48,55 +48,28 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Flags over the config file over the defaults. `serve` defaults per-class tools to off.
-    pub fn into_config(self) -> Result<ServeConfig, String> {
-        let file = match &self.config {
-            Some(path) => ConfigFile::read(path)?,
-            None => ConfigFile::default(),
-        };
-        let dna = if self.dna.is_empty() {
-            file.dna.unwrap_or_default()
-        } else {
-            self.dna
-        };
-        let transport = match (
-            self.stdio,
-            self.http.or(if file.stdio == Some(true) { None } else { file.http }),
-        ) {
-            (false, Some(addr)) => Transport::Http(parse_addr(&addr)?),
-            _ => Transport::Stdio,
-        };
-        let credential_file = self.admin_credential_file.or(file.admin_credential_file);
-        Ok(ServeConfig {
-            dna,
-            db: self.db.or(file.db),
-            transport,
-            dynamic_class_tools: self.dynamic_class_tools.or(file.dynamic_class_tools).unwrap_or(false),
-            jsonrpc_validation_errors: self
-                .jsonrpc_validation_errors
-                .or(file.jsonrpc_validation_errors)
-                .unwrap_or(false),
-            http_sessions: self.http_sessions.or(file.http_sessions).unwrap_or(false),
-            allowed_hosts: if self.allowed_hosts.is_empty() {
-                file.allowed_hosts.unwrap_or_default()
-            } else {
-                self.allowed_hosts
-            },
-            allowed_origins: if self.allowed_origins.is_empty() {
-                file.allowed_origins.unwrap_or_default()
-            } else {
-                self.allowed_origins
-            },
-            max_body: self.max_body.or(file.max_body),
-            admin_credential: admin_credential(credential_file.as_deref())?,
-        })
+    fn into_flags(self) -> Flags {
+        Flags {
+            dna: self.dna,
+            db: self.db,
+            stdio: self.stdio,
+            http: self.http,
+            dynamic_class_tools: self.dynamic_class_tools,
+            jsonrpc_validation_errors: self.jsonrpc_validation_errors,
+            http_sessions: self.http_sessions,
+            allowed_hosts: self.allowed_hosts,
+            allowed_origins: self.allowed_origins,
+            max_body: self.max_body,
+            admin_credential_file: self.admin_credential_file,
+            config: self.config,
+        }
     }
 }
 
 /// Runs the server; the exit code is 1 for a bad DNA or configuration.
 pub fn run(args: ServeArgs) -> std::process::ExitCode {
     crate::run::init_logging();
-    let config = match args.into_config() {
+    let config = match args.into_flags().into_config(false) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("error: {e}");

@@ -9,6 +9,7 @@ use shacl_mcp_compiler::parse::{self, Format};
 use shacl_mcp_compiler::shape::{ClassShape, ShapeDocument, SourceFormat};
 use shacl_mcp_compiler::{Diagnostics, check};
 
+use crate::compiled::{CompiledClass, CompiledDna};
 use crate::store::StoredModel;
 
 /// The fixed DNA, with the shapes it came from so models added at run time are checked
@@ -16,6 +17,8 @@ use crate::store::StoredModel;
 #[derive(Clone, Debug)]
 pub struct FixedDna {
     classes: Vec<Arc<Class>>,
+    /// Generated validators of compiled classes, by class name.
+    compiled: Vec<&'static CompiledClass>,
     shapes: Vec<ClassShape>,
     name: String,
 }
@@ -25,6 +28,7 @@ impl FixedDna {
     pub fn empty() -> Self {
         FixedDna {
             classes: Vec::new(),
+            compiled: Vec::new(),
             shapes: Vec::new(),
             name: "empty".to_string(),
         }
@@ -100,9 +104,33 @@ impl FixedDna {
     fn from_dna(dna: Dna, shapes: Vec<ClassShape>) -> Self {
         FixedDna {
             classes: dna.classes.into_iter().map(Arc::new).collect(),
+            compiled: Vec::new(),
             shapes,
             name: dna.name,
         }
+    }
+
+    /// The fixed DNA of generated code: its sources, checked as the build checked them, with
+    /// the generated validators attached.
+    pub fn compiled<D: CompiledDna>() -> Result<Self, Diagnostics> {
+        let sources: Vec<(String, String, Format)> = D::SOURCES
+            .iter()
+            .map(|s| {
+                (
+                    s.text.to_string(),
+                    s.file.to_string(),
+                    if s.turtle { Format::Turtle } else { Format::Json },
+                )
+            })
+            .collect();
+        let (mut fixed, _) = Self::from_sources(&sources)?;
+        fixed.compiled = D::CLASSES.iter().collect();
+        Ok(fixed)
+    }
+
+    /// The generated validator of a compiled class.
+    pub fn compiled_class(&self, name: &str) -> Option<&'static CompiledClass> {
+        self.compiled.iter().find(|c| c.name == name).copied()
     }
 
     pub fn name(&self) -> &str {

@@ -9,7 +9,7 @@ use shacl_mcp_compiler::model::{Class, HAS_CHILD, Property};
 use super::actions::Runner;
 use super::error::{Envelope, Problem, Subject, ToolError};
 use super::object::{instance_object, is_instance, links_of};
-use super::validate::{Mode, RefState, check_item, check_values, with_type};
+use super::validate::{Item, Mode, RefState, ReferenceCheck, check_single, check_values, interpret_item, with_type};
 use super::{Engine, values};
 use crate::store::{LinkPattern, ReadTx, StoreError};
 
@@ -285,7 +285,15 @@ impl Engine {
         mode: Mode,
     ) -> Result<(), ToolError> {
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
-        let problems = check_values(class, properties, unset, mode, &mut references)?;
+        let problems = match self.fixed.compiled_class(&class.name) {
+            // Generated code: the same structure, the checks of each value compiled in.
+            Some(compiled) => {
+                let mut item =
+                    |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (compiled.check_item)(i, it, r);
+                check_values(compiled.properties, properties, unset, mode, &mut item, &mut references)?
+            }
+            None => super::validate::interpret_values(class, properties, unset, mode, &mut references)?,
+        };
         if problems.is_empty() {
             Ok(())
         } else {
@@ -340,7 +348,7 @@ impl Engine {
         perspective: &str,
         class: &'c Class,
         collection: &str,
-        item: &Value,
+        item_value: &Value,
     ) -> Result<&'c Property, ToolError> {
         let collections: Vec<&str> = class
             .visible_properties()
@@ -369,7 +377,20 @@ impl Engine {
             return Err(class_envelope(class, vec![problem]));
         }
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
-        let problems = check_item(p, item, &p.name, &mut references)?;
+        let compiled = self
+            .fixed
+            .compiled_class(&class.name)
+            .and_then(|c| c.properties.iter().position(|r| r.name == p.name).map(|i| (c, i)));
+        let problems = match compiled {
+            Some((c, index)) => {
+                let mut check = |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (c.check_item)(i, it, r);
+                check_single(&c.properties[index], index, item_value, &mut check, &mut references)?
+            }
+            None => {
+                let mut check = |_: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| interpret_item(p, it, r);
+                check_single(p, 0, item_value, &mut check, &mut references)?
+            }
+        };
         if problems.is_empty() {
             Ok(p)
         } else {

@@ -1,7 +1,12 @@
 //! Shape validation of values (errors.md, The validation envelope): every constraint the model
-//! carries, every problem at once, in the order the spec fixes. The same checks serve
-//! `properties` of the instance tools and the parameters of per-class tools.
+//! carries, every problem at once, in the order the spec fixes.
+//!
+//! The structure (which properties were given, read-only, null, arrays, missing, unknown) is one
+//! driver, [`check_values`]; the checks of one value are either interpreted from the model
+//! ([`interpret_item`]) or generated code with the constants inlined (`compiled`). Both take
+//! their words from `shacl_mcp_compiler::problems`, so the envelopes are the same.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -9,9 +14,11 @@ use regex::Regex;
 use serde_json::{Map, Value};
 use shacl_mcp_compiler::literal::is_iri;
 use shacl_mcp_compiler::model::{Access, Class, NodeKind, Property, TemporalKind, ValueType};
+use shacl_mcp_compiler::problems as words;
 
 use super::error::Problem;
 use super::temporal;
+use crate::store::StoreError;
 
 /// What the values are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +30,7 @@ pub enum Mode {
 }
 
 /// Looks up a reference: does `iri` name an instance of class `class` in the perspective?
-pub type ReferenceCheck<'a> = dyn FnMut(&str, &str) -> Result<RefState, crate::store::StoreError> + 'a;
+pub type ReferenceCheck<'a> = dyn FnMut(&str, &str) -> Result<RefState, StoreError> + 'a;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RefState {
@@ -35,205 +42,339 @@ pub enum RefState {
     Missing,
 }
 
-/// Checks `given` (and `unset`, for updates) against `class`. Problems come ordered by property
-/// order, then by the order of checks; unknown properties last, in the order sent.
-pub fn check_values(
-    class: &Class,
+/// The facts about a property the envelope's structure needs.
+pub trait PropertyRule {
+    fn name(&self) -> &str;
+    fn access(&self) -> Access;
+    fn collection(&self) -> bool;
+    fn required(&self) -> bool;
+    fn min_count(&self) -> u64;
+    fn max_count(&self) -> Option<u64>;
+    fn expected_type(&self) -> &str;
+    fn cardinality(&self) -> Cow<'_, str>;
+
+    fn optional_scalar(&self) -> bool {
+        !self.collection() && !self.required()
+    }
+}
+
+impl<T: PropertyRule + ?Sized> PropertyRule for &T {
+    fn name(&self) -> &str {
+        (**self).name()
+    }
+    fn access(&self) -> Access {
+        (**self).access()
+    }
+    fn collection(&self) -> bool {
+        (**self).collection()
+    }
+    fn required(&self) -> bool {
+        (**self).required()
+    }
+    fn min_count(&self) -> u64 {
+        (**self).min_count()
+    }
+    fn max_count(&self) -> Option<u64> {
+        (**self).max_count()
+    }
+    fn expected_type(&self) -> &str {
+        (**self).expected_type()
+    }
+    fn cardinality(&self) -> Cow<'_, str> {
+        (**self).cardinality()
+    }
+}
+
+impl PropertyRule for Property {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn access(&self) -> Access {
+        self.access
+    }
+    fn collection(&self) -> bool {
+        self.collection
+    }
+    fn required(&self) -> bool {
+        self.required
+    }
+    fn min_count(&self) -> u64 {
+        self.min_count
+    }
+    fn max_count(&self) -> Option<u64> {
+        self.max_count
+    }
+    fn expected_type(&self) -> &str {
+        words::expected_type(self)
+    }
+    fn cardinality(&self) -> Cow<'_, str> {
+        Cow::Owned(self.cardinality_text())
+    }
+}
+
+/// A property as generated code describes it: the same facts, as constants.
+#[derive(Clone, Copy, Debug)]
+pub struct PropertyInfo {
+    pub name: &'static str,
+    pub access: Access,
+    pub collection: bool,
+    pub required: bool,
+    pub min_count: u64,
+    pub max_count: Option<u64>,
+    pub expected_type: &'static str,
+    pub cardinality: &'static str,
+}
+
+impl PropertyRule for PropertyInfo {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn access(&self) -> Access {
+        self.access
+    }
+    fn collection(&self) -> bool {
+        self.collection
+    }
+    fn required(&self) -> bool {
+        self.required
+    }
+    fn min_count(&self) -> u64 {
+        self.min_count
+    }
+    fn max_count(&self) -> Option<u64> {
+        self.max_count
+    }
+    fn expected_type(&self) -> &str {
+        self.expected_type
+    }
+    fn cardinality(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.cardinality)
+    }
+}
+
+/// One value being checked: the checks push their problems here.
+pub struct Item<'a> {
+    pub value: &'a Value,
+    label: &'a str,
+    expected_type: &'a str,
+    cardinality: &'a str,
+    out: &'a mut Vec<Problem>,
+}
+
+impl Item<'_> {
+    /// Records a problem of this value, with the property's type, cardinality and the value.
+    pub fn problem(&mut self, text: impl Into<String>) {
+        self.out.push(Problem {
+            property: self.label.to_string(),
+            problem: text.into(),
+            expected_type: Some(self.expected_type.to_string()),
+            cardinality: Some(self.cardinality.to_string()),
+            received: Some(words::received(self.value)),
+        });
+    }
+
+    /// The reference check shared by both paths: the IRI must name an instance of `class`.
+    pub fn reference(&mut self, iri: &str, class: &str, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
+        match references(iri, class)? {
+            RefState::Instance => {}
+            RefState::OtherKind => self.problem(words::not_instance(class)),
+            RefState::Missing => self.problem(words::missing_instance(class)),
+        }
+        Ok(())
+    }
+}
+
+/// The checks of one value of property number `index` (in the order of the rules given).
+pub type ItemCheck<'c> = dyn FnMut(usize, &mut Item<'_>, &mut ReferenceCheck<'_>) -> Result<(), StoreError> + 'c;
+
+/// Checks `given` (and `unset`, for updates) against the visible properties `rules`. Problems
+/// come ordered by property order, then by the order of checks; unknown properties last, in
+/// the order sent.
+pub fn check_values<R: PropertyRule>(
+    rules: &[R],
     given: &Map<String, Value>,
     unset: &[String],
     mode: Mode,
+    item: &mut ItemCheck<'_>,
     references: &mut ReferenceCheck<'_>,
-) -> Result<Vec<Problem>, crate::store::StoreError> {
+) -> Result<Vec<Problem>, StoreError> {
     let mut problems = Vec::new();
-    for p in class.visible_properties() {
-        if let Some(value) = given.get(&p.name) {
-            if let Some(problem) = access_problem(p, mode) {
-                problems.push(with_type(p, problem).received(value));
+    for (index, p) in rules.iter().enumerate() {
+        let structural = |text: String, value: Option<&Value>| {
+            let mut problem = with_rule(p, Problem::new(p.name(), text));
+            if let Some(v) = value {
+                problem = problem.received(v);
+            }
+            problem
+        };
+        if let Some(value) = given.get(p.name()) {
+            if let Some(text) = access_problem(p, mode) {
+                problems.push(structural(text, Some(value)));
                 continue;
             }
-            let allow_null = false;
-            problems.extend(check_value(p, value, mode, allow_null, references)?);
-            if unset.contains(&p.name) {
-                problems.push(with_type(
-                    p,
-                    Problem::new(&p.name, "given in both properties and unset"),
-                ));
+            check_value(p, index, value, mode, false, item, references, &mut problems)?;
+            if unset.iter().any(|u| u == p.name()) {
+                problems.push(structural(words::IN_BOTH.to_string(), None));
             }
-        } else if let Some(_name) = unset.iter().find(|u| **u == p.name) {
-            if let Some(problem) = access_problem(p, mode) {
-                problems.push(with_type(p, problem));
-            } else if p.required {
-                problems.push(with_type(p, Problem::new(&p.name, "required: it cannot be unset")));
+        } else if unset.iter().any(|u| u == p.name()) {
+            if let Some(text) = access_problem(p, mode) {
+                problems.push(structural(text, None));
+            } else if p.required() {
+                problems.push(structural(words::REQUIRED_UNSET.to_string(), None));
             }
-        } else if mode == Mode::Create && p.required {
-            problems.push(with_type(p, Problem::new(&p.name, "missing required property")));
+        } else if mode == Mode::Create && p.required() {
+            problems.push(structural(words::MISSING.to_string(), None));
         }
     }
-    let known = |name: &str| class.visible_properties().any(|p| p.name == name);
-    let accepted: Vec<&str> = class
-        .visible_properties()
-        .filter(|p| access_problem(p, mode).is_none())
-        .map(|p| p.name.as_str())
+    let known = |name: &str| rules.iter().any(|p| p.name() == name);
+    let accepted: Vec<&str> = rules
+        .iter()
+        .filter(|p| access_problem(*p, mode).is_none())
+        .map(|p| p.name())
         .collect();
-    let unknown_text = || {
-        if accepted.is_empty() {
-            "unknown property (this class has no properties to write here)".to_string()
-        } else {
-            format!("unknown property (writable: {})", accepted.join(", "))
-        }
-    };
     for (name, value) in given {
         if !known(name) {
-            problems.push(Problem::new(name, unknown_text()).received(value));
+            problems.push(Problem::new(name, words::unknown(&accepted)).received(value));
         }
     }
     for name in unset {
         if !known(name) {
-            problems.push(Problem::new(name, unknown_text()));
+            problems.push(Problem::new(name, words::unknown(&accepted)));
         }
     }
     Ok(problems)
 }
 
-/// Why `p` may not be written in this mode: read-only (with its reason), or a collection
-/// passed to update.
-fn access_problem(p: &Property, mode: Mode) -> Option<Problem> {
-    match (p.access, mode) {
-        (Access::Writable, Mode::Update) if p.collection => Some(Problem::new(
-            &p.name,
-            "a collection cannot be set by update: use instance_add_to_collection or instance_remove_from_collection",
-        )),
+/// Why a property may not be written in this mode: read-only (with its reason), or a
+/// collection passed to update.
+pub fn access_problem<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> Option<String> {
+    match (p.access(), mode) {
+        (Access::Writable, Mode::Update) if p.collection() => Some(words::COLLECTION_IN_UPDATE.to_string()),
         (Access::Writable, _) | (Access::CreateOnly, Mode::Create) => None,
-        (access, _) => Some(Problem::new(
-            &p.name,
-            format!("read-only ({})", access.reason().unwrap_or_default()),
-        )),
+        (access, _) => Some(words::read_only(access.reason().unwrap_or_default())),
     }
 }
 
 /// One property's value: collections item by item (`tags[2]`), then their size.
-pub fn check_value(
-    p: &Property,
+#[allow(clippy::too_many_arguments)]
+pub fn check_value<R: PropertyRule>(
+    p: &R,
+    index: usize,
     value: &Value,
     mode: Mode,
     allow_null: bool,
+    item: &mut ItemCheck<'_>,
     references: &mut ReferenceCheck<'_>,
-) -> Result<Vec<Problem>, crate::store::StoreError> {
-    let mut problems = Vec::new();
-    if p.collection {
+    problems: &mut Vec<Problem>,
+) -> Result<(), StoreError> {
+    let structural = |text: &str| with_rule(p, Problem::new(p.name(), text)).received(value);
+    let cardinality = p.cardinality();
+    if p.collection() {
         let Value::Array(items) = value else {
-            let what = if value.is_null() {
-                "null is not a value: pass an array (may be empty)"
+            problems.push(structural(if value.is_null() {
+                words::NULL_COLLECTION
             } else {
-                "expects an array of values"
-            };
-            problems.push(with_type(p, Problem::new(&p.name, what)).received(value));
-            return Ok(problems);
+                words::NOT_AN_ARRAY
+            }));
+            return Ok(());
         };
-        for (i, item) in items.iter().enumerate() {
-            problems.extend(check_item(p, item, &format!("{}[{i}]", p.name), references)?);
+        for (i, v) in items.iter().enumerate() {
+            let label = format!("{}[{i}]", p.name());
+            let mut it = Item {
+                value: v,
+                label: &label,
+                expected_type: p.expected_type(),
+                cardinality: &cardinality,
+                out: problems,
+            };
+            item(index, &mut it, references)?;
         }
         let n = items.len() as u64;
-        if let Some(max) = p.max_count
+        if let Some(max) = p.max_count()
             && n > max
         {
-            problems
-                .push(with_type(p, Problem::new(&p.name, format!("too many values: at most {max}"))).received(value));
+            problems.push(structural(&words::too_many(max)));
         }
-        if mode == Mode::Create && n < p.min_count {
-            problems.push(
-                with_type(
-                    p,
-                    Problem::new(&p.name, format!("too few values: at least {}", p.min_count)),
-                )
-                .received(value),
-            );
+        if mode == Mode::Create && n < p.min_count() {
+            problems.push(structural(&words::too_few(p.min_count())));
         }
-        return Ok(problems);
+        return Ok(());
     }
     match value {
-        Value::Array(_) => {
-            problems.push(with_type(p, Problem::new(&p.name, "expects a single value, not an array")).received(value))
-        }
-        Value::Null if allow_null && p.is_optional_scalar() => {}
-        Value::Null => {
-            let what = if p.is_optional_scalar() {
-                "null is not a value: to clear this property, unset it"
-            } else {
-                "null is not a value: the property is required"
+        Value::Array(_) => problems.push(structural(words::ARRAY_FOR_SINGLE)),
+        Value::Null if allow_null && p.optional_scalar() => {}
+        Value::Null => problems.push(structural(if p.optional_scalar() {
+            words::NULL_OPTIONAL
+        } else {
+            words::NULL_REQUIRED
+        })),
+        _ => {
+            let mut it = Item {
+                value,
+                label: p.name(),
+                expected_type: p.expected_type(),
+                cardinality: &cardinality,
+                out: problems,
             };
-            problems.push(with_type(p, Problem::new(&p.name, what)).received(value));
+            item(index, &mut it, references)?;
         }
-        _ => problems.extend(check_item(p, value, &p.name, references)?),
     }
-    Ok(problems)
+    Ok(())
 }
 
-/// One value (a scalar, or one collection item): type first and alone; then `in`, pattern,
-/// length, range, IRI and reference, each its own problem.
-pub fn check_item(
-    p: &Property,
-    value: &Value,
-    label: &str,
-    references: &mut ReferenceCheck<'_>,
-) -> Result<Vec<Problem>, crate::store::StoreError> {
-    let problem = |text: String| with_type(p, Problem::new(label, text)).received(value);
-    if let Some(expects) = type_problem(p.value_type, value) {
-        return Ok(vec![problem(expects.to_string())]);
+fn with_rule<R: PropertyRule + ?Sized>(p: &R, mut problem: Problem) -> Problem {
+    problem.expected_type = Some(p.expected_type().to_string());
+    problem.cardinality = Some(p.cardinality().into_owned());
+    problem
+}
+
+/// `expected_type` and `cardinality` of the property.
+pub fn with_type(p: &Property, problem: Problem) -> Problem {
+    with_rule(p, problem)
+}
+
+/// The interpreter's checks of one value, from the model: type first and alone; then `in`,
+/// pattern, length, range, IRI and reference, each its own problem.
+pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
+    let value = it.value;
+    if !type_ok(p.value_type, value) {
+        it.problem(words::type_text(p.value_type));
+        return Ok(());
     }
-    let mut problems = Vec::new();
     let c = &p.constraints;
     if !c.in_values.is_empty() && !c.in_values.iter().any(|allowed| same_value(&allowed.value, value)) {
-        let list: Vec<String> = c.in_values.iter().map(|v| v.value.to_string()).collect();
-        problems.push(problem(format!("not one of the allowed values: {}", list.join(", "))));
+        let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
+        it.problem(words::in_text(&values));
     }
     let text = value.as_str();
     if let (Some(pattern), Some(text)) = (&c.pattern, text)
         && let Some(regex) = compiled(&pattern.regex_source())
         && !regex.is_match(text)
     {
-        problems.push(problem(format!("does not match the pattern {}", pattern.source)));
+        it.problem(words::pattern_text(&pattern.source));
     }
     if let Some(text) = text {
         let n = text.chars().count() as u64;
         if let Some(min) = c.min_length
             && n < min
         {
-            problems.push(problem(format!("too short: at least {min} characters")));
+            it.problem(words::too_short(min));
         }
         if let Some(max) = c.max_length
             && n > max
         {
-            problems.push(problem(format!("too long: at most {max} characters")));
+            it.problem(words::too_long(max));
         }
     }
     if let Some(x) = value.as_f64() {
-        let mut bounds: Vec<(&str, f64)> = Vec::new();
-        if let ValueType::Integer(kind) = p.value_type {
-            let (lo, hi) = kind.range();
-            bounds.extend(lo.map(|lo| (">=", lo as f64)));
-            bounds.extend(hi.map(|hi| ("<=", hi as f64)));
-            if value.as_i64().is_none() && value.as_u64().is_some() {
-                bounds.push(("<=", i64::MAX as f64));
-            }
-        }
-        let num = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
-        bounds.extend(num(&c.min_inclusive).map(|b| (">=", b)));
-        bounds.extend(num(&c.max_inclusive).map(|b| ("<=", b)));
-        bounds.extend(num(&c.min_exclusive).map(|b| (">", b)));
-        bounds.extend(num(&c.max_exclusive).map(|b| ("<", b)));
-        let broken: Vec<String> = bounds
+        let bounds = words::bounds(p);
+        let broken: Vec<(&str, &str)> = bounds
             .iter()
-            .filter(|(op, b)| match *op {
-                ">=" => x < *b,
-                "<=" => x > *b,
-                ">" => x <= *b,
-                _ => x >= *b,
-            })
-            .map(|(op, b)| format!("{op} {}", display_number(*b)))
+            .filter(|b| !b.holds(x))
+            .map(|b| (b.op, b.text.as_str()))
             .collect();
         if !broken.is_empty() {
-            problems.push(problem(format!("out of range: must be {}", broken.join(" and "))));
+            it.problem(words::range_text(broken));
         }
     }
     let needs_iri = p.value_type == ValueType::Reference || p.node_kind == Some(NodeKind::Iri);
@@ -241,52 +382,36 @@ pub fn check_item(
         && needs_iri
     {
         if !is_iri(text) {
-            problems.push(problem(
-                "not an IRI (expected a scheme, e.g. ad4m://…, did:key:…, https://…)".to_string(),
-            ));
+            it.problem(words::NOT_AN_IRI);
         } else if let Some(target) = &p.target_class {
-            match references(text, target)? {
-                RefState::Instance => {}
-                RefState::OtherKind => problems.push(problem(format!(
-                    "not a {target}: the node is not an instance of {target}"
-                ))),
-                RefState::Missing => problems.push(problem(format!("no {target} with this IRI in the perspective"))),
-            }
+            it.reference(text, target, references)?;
         }
     }
-    Ok(problems)
+    Ok(())
 }
 
-/// The type problem of a value, if any. Types are strict: `"true"` is a string; `3.0` is an
-/// integer, `3.5` is not.
-fn type_problem(t: ValueType, v: &Value) -> Option<&'static str> {
-    let ok = match t {
+/// Whether a value has the property's type. Types are strict: `"true"` is a string; `3.0` is
+/// an integer, `3.5` is not.
+pub fn type_ok(t: ValueType, v: &Value) -> bool {
+    match t {
         ValueType::Boolean => v.is_boolean(),
-        ValueType::Integer(_) => {
-            v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
-        }
+        ValueType::Integer(_) => is_whole(v),
         ValueType::Number => v.is_number(),
         ValueType::String | ValueType::Reference => v.is_string(),
-        ValueType::DateTime(kind) => v.as_str().is_some_and(|s| match kind {
-            TemporalKind::DateTime => temporal::is_date_time(s),
-            TemporalKind::Date => temporal::is_date(s),
-            TemporalKind::Time => temporal::is_time(s),
-        }),
-    };
-    if ok {
-        return None;
+        ValueType::DateTime(kind) => v.as_str().is_some_and(|s| temporal_ok(kind, s)),
     }
-    Some(match t {
-        ValueType::Boolean => "expects true or false",
-        ValueType::Integer(_) => "expects a whole number",
-        ValueType::Number => "expects a number",
-        ValueType::String | ValueType::Reference => "expects a string",
-        ValueType::DateTime(TemporalKind::DateTime) => {
-            "expects a datetime (RFC 3339 with offset, e.g. 2026-12-24T10:00:00Z)"
-        }
-        ValueType::DateTime(TemporalKind::Date) => "expects a date (YYYY-MM-DD)",
-        ValueType::DateTime(TemporalKind::Time) => "expects a time (RFC 3339 with offset, e.g. 10:00:00Z)",
-    })
+}
+
+pub fn is_whole(v: &Value) -> bool {
+    v.is_i64() || v.is_u64() || v.as_f64().is_some_and(|f| f.fract() == 0.0 && f.abs() < 9.2e18)
+}
+
+pub fn temporal_ok(kind: TemporalKind, s: &str) -> bool {
+    match kind {
+        TemporalKind::DateTime => temporal::is_date_time(s),
+        TemporalKind::Date => temporal::is_date(s),
+        TemporalKind::Time => temporal::is_time(s),
+    }
 }
 
 /// Equality by value: numbers numerically, everything else as JSON.
@@ -294,30 +419,6 @@ pub fn same_value(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) if a.is_number() && b.is_number() => x == y,
         _ => a == b,
-    }
-}
-
-fn display_number(f: f64) -> String {
-    if f.fract() == 0.0 && f.abs() < 1e15 {
-        format!("{}", f as i64)
-    } else {
-        format!("{f}")
-    }
-}
-
-/// `expected_type` and `cardinality` of the property.
-pub fn with_type(p: &Property, mut problem: Problem) -> Problem {
-    problem.expected_type = Some(expected_type(p).to_string());
-    problem.cardinality = Some(p.cardinality_text());
-    problem
-}
-
-/// The type word of the envelope: describe_perspective's, with date and time told apart.
-pub fn expected_type(p: &Property) -> &'static str {
-    match p.value_type {
-        ValueType::DateTime(TemporalKind::Date) => "date",
-        ValueType::DateTime(TemporalKind::Time) => "time",
-        t => t.type_name(),
     }
 }
 
@@ -335,4 +436,38 @@ pub fn compiled(source: &str) -> Option<Arc<Regex>> {
         .entry(source.to_string())
         .or_insert_with(|| Regex::new(source).ok().map(Arc::new))
         .clone()
+}
+
+/// The interpreter over a class: the driver with [`interpret_item`].
+pub fn interpret_values(
+    class: &Class,
+    given: &Map<String, Value>,
+    unset: &[String],
+    mode: Mode,
+    references: &mut ReferenceCheck<'_>,
+) -> Result<Vec<Problem>, StoreError> {
+    let rules: Vec<&Property> = class.visible_properties().collect();
+    let mut item = |i: usize, it: &mut Item<'_>, refs: &mut ReferenceCheck<'_>| interpret_item(rules[i], it, refs);
+    check_values(&rules, given, unset, mode, &mut item, references)
+}
+
+/// The checks of one value alone (an item added to a collection), labelled as the property.
+pub fn check_single<R: PropertyRule>(
+    p: &R,
+    index: usize,
+    value: &Value,
+    item: &mut ItemCheck<'_>,
+    references: &mut ReferenceCheck<'_>,
+) -> Result<Vec<Problem>, StoreError> {
+    let mut problems = Vec::new();
+    let cardinality = p.cardinality();
+    let mut it = Item {
+        value,
+        label: p.name(),
+        expected_type: p.expected_type(),
+        cardinality: &cardinality,
+        out: &mut problems,
+    };
+    item(index, &mut it, references)?;
+    Ok(problems)
 }

@@ -52,7 +52,7 @@ impl McpServer {
             class_tools: options.class_tools,
             multi_user: false,
         };
-        let fixed = Arc::new(Table::build(surface, engine.fixed().classes()));
+        let fixed = Arc::new(Table::build(surface, engine.fixed()));
         let server = McpServer {
             inner: Arc::new(Inner {
                 engine,

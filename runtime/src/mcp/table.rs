@@ -72,19 +72,33 @@ pub struct Table {
 impl Table {
     /// The static tools, then the per-class tools of `classes` (whose names are also known when
     /// per-class tools are off, to answer with the refusal rather than "unknown tool").
-    pub fn build(options: SurfaceOptions, classes: &[Arc<Class>]) -> Table {
+    pub fn build(options: SurfaceOptions, fixed: &crate::engine::FixedDna) -> Table {
         let mut table = Table::default();
         for spec in surface::static_tools(options) {
             table.push(spec, Entry::Static, &[]);
         }
-        for class in classes {
-            table.add_class(class.clone());
+        for class in fixed.classes() {
+            table.add_class_with(class.clone(), fixed.compiled_class(&class.name));
         }
         table
     }
 
     pub fn add_class(&mut self, class: Arc<Class>) {
-        let specs = surface::class_tools(&class);
+        self.add_class_with(class, None);
+    }
+
+    /// A class's tools; a compiled class brings its specs as static data (the same JSON the
+    /// surface gives, derived at build time).
+    pub fn add_class_with(&mut self, class: Arc<Class>, compiled: Option<&'static crate::compiled::CompiledClass>) {
+        let specs: Vec<ToolSpec> = match compiled {
+            Some(c) => c
+                .tools
+                .iter()
+                .filter_map(|text| serde_json::from_str::<Value>(text).ok())
+                .filter_map(|v| ToolSpec::from_json(&v))
+                .collect(),
+            None => surface::class_tools(&class),
+        };
         let plan = surface::plan(&class);
         for (spec, planned) in specs.into_iter().zip(&plan) {
             let kind = Kind::from(&planned.kind);

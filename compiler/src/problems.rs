@@ -1,0 +1,173 @@
+//! The words of the validation envelope (errors.md). One module makes every text, so the
+//! engine's interpreter (at run time) and generated validators (texts fixed at build time)
+//! say exactly the same thing.
+
+use serde_json::Value;
+
+use crate::model::{Property, TemporalKind, ValueType};
+
+/// The type problem, checked first and alone.
+pub fn type_text(t: ValueType) -> &'static str {
+    match t {
+        ValueType::Boolean => "expects true or false",
+        ValueType::Integer(_) => "expects a whole number",
+        ValueType::Number => "expects a number",
+        ValueType::String | ValueType::Reference => "expects a string",
+        ValueType::DateTime(TemporalKind::DateTime) => {
+            "expects a datetime (RFC 3339 with offset, e.g. 2026-12-24T10:00:00Z)"
+        }
+        ValueType::DateTime(TemporalKind::Date) => "expects a date (YYYY-MM-DD)",
+        ValueType::DateTime(TemporalKind::Time) => "expects a time (RFC 3339 with offset, e.g. 10:00:00Z)",
+    }
+}
+
+pub fn in_text(values: &[Value]) -> String {
+    let list: Vec<String> = values.iter().map(Value::to_string).collect();
+    format!("not one of the allowed values: {}", list.join(", "))
+}
+
+pub fn pattern_text(source: &str) -> String {
+    format!("does not match the pattern {source}")
+}
+
+pub fn too_short(min: u64) -> String {
+    format!("too short: at least {min} characters")
+}
+
+pub fn too_long(max: u64) -> String {
+    format!("too long: at most {max} characters")
+}
+
+pub fn too_many(max: u64) -> String {
+    format!("too many values: at most {max}")
+}
+
+pub fn too_few(min: u64) -> String {
+    format!("too few values: at least {min}")
+}
+
+pub const NOT_AN_IRI: &str = "not an IRI (expected a scheme, e.g. ad4m://…, did:key:…, https://…)";
+pub const MISSING: &str = "missing required property";
+pub const ARRAY_FOR_SINGLE: &str = "expects a single value, not an array";
+pub const NOT_AN_ARRAY: &str = "expects an array of values";
+pub const NULL_COLLECTION: &str = "null is not a value: pass an array (may be empty)";
+pub const NULL_OPTIONAL: &str = "null is not a value: to clear this property, unset it";
+pub const NULL_REQUIRED: &str = "null is not a value: the property is required";
+pub const COLLECTION_IN_UPDATE: &str =
+    "a collection cannot be set by update: use instance_add_to_collection or instance_remove_from_collection";
+pub const IN_BOTH: &str = "given in both properties and unset";
+pub const REQUIRED_UNSET: &str = "required: it cannot be unset";
+
+pub fn read_only(reason: &str) -> String {
+    format!("read-only ({reason})")
+}
+
+pub fn not_instance(class: &str) -> String {
+    format!("not a {class}: the node is not an instance of {class}")
+}
+
+pub fn missing_instance(class: &str) -> String {
+    format!("no {class} with this IRI in the perspective")
+}
+
+pub fn unknown(accepted: &[&str]) -> String {
+    if accepted.is_empty() {
+        "unknown property (this class has no properties to write here)".to_string()
+    } else {
+        format!("unknown property (writable: {})", accepted.join(", "))
+    }
+}
+
+/// The envelope's type word: describe_perspective's, with date and time told apart.
+pub fn expected_type(p: &Property) -> &'static str {
+    match p.value_type {
+        ValueType::DateTime(TemporalKind::Date) => "date",
+        ValueType::DateTime(TemporalKind::Time) => "time",
+        t => t.type_name(),
+    }
+}
+
+/// A range bound a value must keep: `>=`, `<=`, `>` or `<`, and the bound as written in texts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bound {
+    pub op: &'static str,
+    pub value: f64,
+    pub text: String,
+}
+
+impl Bound {
+    pub fn holds(&self, x: f64) -> bool {
+        match self.op {
+            ">=" => x >= self.value,
+            "<=" => x <= self.value,
+            ">" => x > self.value,
+            _ => x < self.value,
+        }
+    }
+}
+
+/// Every bound of a numeric property, in the order texts list them: the integer type's own
+/// range, then min/max inclusive, then min/max exclusive.
+pub fn bounds(p: &Property) -> Vec<Bound> {
+    let mut out = Vec::new();
+    let mut push = |op: &'static str, value: f64| {
+        out.push(Bound {
+            op,
+            value,
+            text: number_text(value),
+        })
+    };
+    if let ValueType::Integer(kind) = p.value_type {
+        let (lo, hi) = kind.range();
+        if let Some(lo) = lo {
+            push(">=", lo as f64);
+        }
+        if let Some(hi) = hi {
+            push("<=", hi as f64);
+        }
+    }
+    let c = &p.constraints;
+    let num = |n: &Option<serde_json::Number>| n.as_ref().and_then(serde_json::Number::as_f64);
+    for (op, n) in [
+        (">=", num(&c.min_inclusive)),
+        ("<=", num(&c.max_inclusive)),
+        (">", num(&c.min_exclusive)),
+        ("<", num(&c.max_exclusive)),
+    ] {
+        if let Some(n) = n {
+            push(op, n);
+        }
+    }
+    out
+}
+
+/// `out of range: must be >= 0 and < 50`, for the bounds broken, each as `(op, bound as text)`.
+pub fn range_text<'a>(broken: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let parts: Vec<String> = broken.into_iter().map(|(op, text)| format!("{op} {text}")).collect();
+    format!("out of range: must be {}", parts.join(" and "))
+}
+
+fn number_text(f: f64) -> String {
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        format!("{}", f as i64)
+    } else {
+        format!("{f}")
+    }
+}
+
+/// `received` of the validation envelope: `null`, `boolean true`, `number 3`, `string "…"`
+/// (cut at 40 characters with …), `array of N`, `object`.
+pub fn received(v: &Value) -> String {
+    match v {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) => format!("number {n}"),
+        Value::String(s) => {
+            let cut: String = s.chars().take(40).collect();
+            let more = if s.chars().count() > 40 { "…" } else { "" };
+            format!("string {}", Value::String(format!("{cut}{more}")))
+        }
+        Value::Array(a) => format!("array of {}", a.len()),
+        Value::Object(_) => "object".to_string(),
+    }
+}

@@ -1,0 +1,126 @@
+//! Value types of generated code that keep the text as sent: an IRI, and the datetime family
+//! (data-model.md: a datetime is stored as the text given, after validation).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! text_type {
+    ($(#[$doc:meta])* $name:ident, $what:literal, $check:expr) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
+
+        impl $name {
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl TryFrom<String> for $name {
+            type Error = ValueError;
+            fn try_from(text: String) -> Result<Self, ValueError> {
+                let check: fn(&str) -> bool = $check;
+                if check(&text) {
+                    Ok($name(text))
+                } else {
+                    Err(ValueError(vec![format!(concat!("not ", $what, ": {:?}"), text)]))
+                }
+            }
+        }
+
+        impl TryFrom<&str> for $name {
+            type Error = ValueError;
+            fn try_from(text: &str) -> Result<Self, ValueError> {
+                Self::try_from(text.to_string())
+            }
+        }
+
+        impl From<$name> for String {
+            fn from(value: $name) -> String {
+                value.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl AsRef<str> for $name {
+            fn as_ref(&self) -> &str {
+                &self.0
+            }
+        }
+    };
+}
+
+text_type!(
+    /// An IRI: a scheme (`ad4m://`, `did:key:`, `https://`, ...) and no whitespace.
+    Iri,
+    "an IRI",
+    shacl_mcp_compiler::literal::is_iri
+);
+text_type!(
+    /// An RFC 3339 date-time with an offset (`2026-12-24T10:00:00Z`), kept as written.
+    DateTime,
+    "an RFC 3339 date-time with an offset",
+    crate::engine::temporal::is_date_time
+);
+text_type!(
+    /// A date, `YYYY-MM-DD`.
+    Date,
+    "a date (YYYY-MM-DD)",
+    crate::engine::temporal::is_date
+);
+text_type!(
+    /// An RFC 3339 time with an offset (`10:00:00Z`), kept as written.
+    Time,
+    "a time with an offset",
+    crate::engine::temporal::is_time
+);
+
+/// What every instance object carries besides its properties.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstanceMeta {
+    #[serde(rename = "createdAt")]
+    pub created_at: String,
+    #[serde(rename = "updatedAt")]
+    pub updated_at: String,
+    /// The DID that wrote the instance's first link.
+    pub author: String,
+    pub timestamp: String,
+}
+
+/// Why a value does not fit its type: the problems, in the words of the validation envelope.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ValueError(pub Vec<String>);
+
+impl fmt::Display for ValueError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0.join("; "))
+    }
+}
+
+impl std::error::Error for ValueError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_types_validate_and_keep_the_text() {
+        assert_eq!(Iri::try_from("ad4m://obj/x").unwrap().as_str(), "ad4m://obj/x");
+        assert!(Iri::try_from("not an iri").is_err());
+        assert_eq!(
+            DateTime::try_from("2026-12-24T11:00:00+01:00").unwrap().to_string(),
+            "2026-12-24T11:00:00+01:00"
+        );
+        assert!(Date::try_from("2026-02-30").is_err());
+        assert!(Time::try_from("10:00:00").is_err());
+        let parsed: Result<Iri, _> = serde_json::from_str("\"x y\"");
+        assert!(parsed.is_err());
+    }
+}
