@@ -13,6 +13,11 @@ use crate::engine::FixedDna;
 /// `name` and `version` are the serving crate's (`serverInfo`), usually
 /// `env!("CARGO_PKG_NAME")` and `env!("CARGO_PKG_VERSION")`.
 pub fn serve<D: CompiledDna>(name: &str, version: &str) -> ExitCode {
+    serve_with::<D>(name, version, Vec::new())
+}
+
+/// [`serve`] with hand-written tools beside the generated ones.
+pub fn serve_with<D: CompiledDna>(name: &str, version: &str, custom_tools: Vec<crate::mcp::CustomTool>) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flags = match parse(&args) {
         Ok(Parsed::Flags(flags)) => flags,
@@ -51,7 +56,7 @@ pub fn serve<D: CompiledDna>(name: &str, version: &str) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(crate::run::serve(config, fixed, name, version)) {
+    match runtime.block_on(crate::run::serve(config, fixed, name, version, custom_tools)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

@@ -6,6 +6,8 @@
 
 pub use rmcp;
 pub use shacl_mcp_compiler as compiler;
+#[cfg(feature = "macros")]
+pub use shacl_mcp_macros::shacl_model;
 
 pub mod binary;
 pub mod clock;
@@ -21,8 +23,9 @@ pub mod types;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use binary::serve;
+pub use binary::{serve, serve_with};
 pub use compiled::CompiledDna;
+pub use mcp::CustomTool;
 pub use types::{Date, DateTime, InstanceMeta, Iri, Time, ValueError};
 
 #[cfg(feature = "cli")]

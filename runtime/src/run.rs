@@ -43,6 +43,7 @@ pub async fn serve(
     fixed: FixedDna,
     server_name: &str,
     server_version: &str,
+    custom_tools: Vec<crate::mcp::CustomTool>,
 ) -> Result<(), String> {
     let db = config.db.clone().unwrap_or_else(default_db);
     let store = SqliteStore::open(&db, Arc::new(SystemClock))
@@ -55,6 +56,7 @@ pub async fn serve(
         admin_credential: config.admin_credential.clone(),
         server_name: server_name.to_string(),
         server_version: server_version.to_string(),
+        custom_tools,
     };
     let server = McpServer::new(engine, options);
     match config.transport {

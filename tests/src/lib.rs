@@ -350,3 +350,38 @@ pub async fn tool_error<H: ClientHandler>(
 pub fn object(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap_or_default()
 }
+
+/// Any server binary (one `shacl-mcp new` wrote and cargo built, say), started with `args` as a
+/// child process speaking to rmcp's client over stdio.
+pub async fn stdio_client_for(binary: &Path, args: &[&str], lifecycle: Lifecycle) -> Client {
+    let transport = TokioChildProcess::new(tokio::process::Command::new(binary).configure(|c| {
+        c.args(args);
+    }))
+    .unwrap_or_else(|e| panic!("spawn {}: {e}", binary.display()));
+    ().serve_with_lifecycle(transport, lifecycle.mode())
+        .await
+        .expect("handshake")
+}
+
+/// A binary of another workspace package (an example server), beside this test in the target
+/// folder. `cargo build -p PACKAGE --bin NAME` runs once per test process first: `cargo test
+/// --workspace` builds a package's binary only when that package has integration tests of its
+/// own, and a binary left over from an older build would be stale.
+pub fn workspace_binary(package: &str, name: &str) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let exe = std::env::current_exe().expect("test executable");
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let bin = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if !built.iter().any(|b| b == name) {
+        let mut command = Command::new(env!("CARGO"));
+        command.args(["build", "-p", package, "--bin", name]);
+        if dir.file_name().is_some_and(|p| p == "release") {
+            command.arg("--release");
+        }
+        let status = command.status().expect("cargo build");
+        assert!(status.success(), "building {package} failed");
+        built.push(name.to_string());
+    }
+    bin
+}

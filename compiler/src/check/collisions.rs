@@ -20,10 +20,16 @@ pub(crate) fn check(classes: &[Class], drafts: &[Draft], diags: &mut Diagnostics
     let mut seen: HashMap<String, Owner> = HashMap::new();
     for (class, draft) in classes.iter().zip(drafts) {
         for tool in plan(class) {
+            let property = tool.kind.property().map(|p| p.name.clone());
+            // A property's tools point at its shape when the class declares it.
+            let origin = property
+                .as_ref()
+                .and_then(|name| draft.own.iter().position(|p| &p.name == name))
+                .map_or_else(|| draft.shape.origin.clone(), |i| draft.own_shapes[i].origin.clone());
             let owner = Owner {
                 class: class.name.clone(),
-                property: tool.kind.property().map(|p| p.name.clone()),
-                origin: draft.shape.origin.clone(),
+                property,
+                origin,
             };
             let problem = if let Some(problem) = naming::tool_name_problem(&tool.name) {
                 Problem::Invalid(problem)

@@ -2,6 +2,7 @@
 
 mod describe;
 mod generate;
+mod new;
 mod serve;
 
 use std::io::Write;
@@ -40,6 +41,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Write the Rust module build.rs would generate for a DNA to `<DIR>/<NAME>.rs`.
     Generate(generate::GenerateArgs),
+    /// Write a server crate for one DNA (Cargo.toml, build.rs, src/main.rs, README) to `<DIR>/<NAME>`.
+    New(new::NewArgs),
     /// Print the exact `tools/list` result a server for this DNA answers.
     Tools {
         file: PathBuf,
@@ -92,6 +95,7 @@ pub fn main() -> ExitCode {
             DescribeFormat::Mermaid => describe::mermaid(dna),
         }),
         Command::Generate(args) => generate::run(args).map_err(Failure::Diagnostics),
+        Command::New(args) => return new::run(args),
         Command::Tools {
             file,
             dynamic_class_tools,

@@ -99,7 +99,13 @@ pub fn run(args: ServeArgs) -> std::process::ExitCode {
             return std::process::ExitCode::from(1);
         }
     };
-    match runtime.block_on(crate::run::serve(config, fixed, "shacl-mcp", env!("CARGO_PKG_VERSION"))) {
+    match runtime.block_on(crate::run::serve(
+        config,
+        fixed,
+        "shacl-mcp",
+        env!("CARGO_PKG_VERSION"),
+        Vec::new(),
+    )) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e}");

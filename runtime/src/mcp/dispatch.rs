@@ -11,6 +11,7 @@ use crate::store::{LinkPattern, Order};
 pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value>) -> Result<Value, ToolError> {
     let result = match entry {
         Entry::Static => static_tool(engine, tool, args),
+        Entry::Custom(call) => call(engine, args),
         Entry::Class { class, kind } => class_tool(engine, &class.name, kind, args),
     };
     // Argument problems found by the engine name the tool the client called.

@@ -52,7 +52,7 @@ impl McpServer {
             class_tools: options.class_tools,
             multi_user: false,
         };
-        let fixed = Arc::new(Table::build(surface, engine.fixed()));
+        let fixed = Arc::new(Table::build(surface, engine.fixed(), &options.custom_tools));
         let server = McpServer {
             inner: Arc::new(Inner {
                 engine,
@@ -129,7 +129,7 @@ impl McpServer {
             .fixed
             .tools
             .iter()
-            .filter(|t| class_tools || matches!(t.entry, Entry::Static))
+            .filter(|t| class_tools || !matches!(t.entry, Entry::Class { .. }))
             .map(|t| t.tool.clone())
             .collect();
         if class_tools && caller.may_call_tools() {

@@ -25,6 +25,16 @@ pub struct ServerOptions {
     /// `serverInfo`: the crate that serves, never rmcp's own name.
     pub server_name: String,
     pub server_version: String,
+    /// Hand-written tools served beside the others.
+    pub custom_tools: Vec<CustomTool>,
+}
+
+impl std::fmt::Debug for CustomTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CustomTool")
+            .field("name", &self.spec.name)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Default for ServerOptions {
@@ -35,6 +45,44 @@ impl Default for ServerOptions {
             admin_credential: None,
             server_name: env!("CARGO_PKG_NAME").to_string(),
             server_version: env!("CARGO_PKG_VERSION").to_string(),
+            custom_tools: Vec::new(),
+        }
+    }
+}
+
+/// A hand-written tool's body: the engine and the arguments (checked against the spec's
+/// inputSchema first), returning the result JSON or a tool error.
+pub type CustomCall = std::sync::Arc<
+    dyn Fn(
+            &crate::engine::Engine,
+            &serde_json::Map<String, serde_json::Value>,
+        ) -> Result<serde_json::Value, crate::engine::ToolError>
+        + Send
+        + Sync,
+>;
+
+/// A tool written by hand, served beside the static and generated ones (listed after the
+/// static tools). Its spec is checked like any other: strict inputSchema, outputSchema.
+#[derive(Clone)]
+pub struct CustomTool {
+    pub spec: shacl_mcp_compiler::ToolSpec,
+    pub call: CustomCall,
+}
+
+impl CustomTool {
+    pub fn new(
+        spec: shacl_mcp_compiler::ToolSpec,
+        call: impl Fn(
+            &crate::engine::Engine,
+            &serde_json::Map<String, serde_json::Value>,
+        ) -> Result<serde_json::Value, crate::engine::ToolError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        CustomTool {
+            spec,
+            call: std::sync::Arc::new(call),
         }
     }
 }

@@ -14,6 +14,8 @@ use shacl_mcp_compiler::surface::{self, ClassToolKind, SurfaceOptions, ToolSpec}
 #[derive(Clone)]
 pub enum Entry {
     Static,
+    /// A hand-written tool served beside the generated ones.
+    Custom(super::CustomCall),
     /// A per-class tool: the class (as listed) and what the tool does.
     Class {
         class: Arc<Class>,
@@ -72,10 +74,13 @@ pub struct Table {
 impl Table {
     /// The static tools, then the per-class tools of `classes` (whose names are also known when
     /// per-class tools are off, to answer with the refusal rather than "unknown tool").
-    pub fn build(options: SurfaceOptions, fixed: &crate::engine::FixedDna) -> Table {
+    pub fn build(options: SurfaceOptions, fixed: &crate::engine::FixedDna, custom: &[super::CustomTool]) -> Table {
         let mut table = Table::default();
         for spec in surface::static_tools(options) {
             table.push(spec, Entry::Static, &[]);
+        }
+        for tool in custom {
+            table.push(tool.spec.clone(), Entry::Custom(tool.call.clone()), &[]);
         }
         for class in fixed.classes() {
             table.add_class_with(class.clone(), fixed.compiled_class(&class.name));
