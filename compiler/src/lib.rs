@@ -20,6 +20,7 @@ pub mod model;
 pub mod naming;
 pub mod parse;
 pub mod problems;
+pub mod shacl;
 pub mod shape;
 pub mod surface;
 

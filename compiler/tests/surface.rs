@@ -110,7 +110,11 @@ fn tools_come_in_the_fixed_order() {
     let tools = tool_list(&dna("tasks.json"), ALL);
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     let statics = names.iter().position(|n| *n == "task_create").expect("task_create");
-    assert_eq!(names[statics - 1], "forget", "per-class tools follow every static tool");
+    assert_eq!(
+        names[statics - 1],
+        "validate_perspective",
+        "per-class tools follow every static tool"
+    );
     assert_eq!(
         &names[statics..],
         [

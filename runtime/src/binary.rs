@@ -20,7 +20,7 @@ pub fn serve<D: CompiledDna>(name: &str, version: &str) -> ExitCode {
 pub fn serve_with<D: CompiledDna>(name: &str, version: &str, custom_tools: Vec<crate::mcp::CustomTool>) -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flags = match parse(&args) {
-        Ok(Parsed::Flags(flags)) => flags,
+        Ok(Parsed::Flags(flags)) => *flags,
         Ok(Parsed::Help) => {
             println!("{}", usage(name));
             return ExitCode::SUCCESS;
@@ -66,7 +66,7 @@ pub fn serve_with<D: CompiledDna>(name: &str, version: &str, custom_tools: Vec<c
 }
 
 enum Parsed {
-    Flags(Flags),
+    Flags(Box<Flags>),
     Help,
     Version,
 }
@@ -121,6 +121,20 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                 );
             }
             "--admin-credential-file" => flags.admin_credential_file = Some(PathBuf::from(value("a file")?)),
+            "--multi-user" => {
+                // The value is optional: `--multi-user` alone is true.
+                let next = inline
+                    .clone()
+                    .or_else(|| args.get(i + 1).filter(|a| *a == "true" || *a == "false").cloned());
+                if next.is_some() && inline.is_none() {
+                    i += 1;
+                }
+                flags.multi_user = Some(boolean(next.unwrap_or_else(|| "true".to_string()))?);
+            }
+            "--email-verification" => flags.email_verification = Some(boolean(value("true or false")?)?),
+            "--email-outbox" => flags.email_outbox = Some(PathBuf::from(value("a folder")?)),
+            "--smtp-url" => flags.smtp_url = Some(value("an smtp:// or smtps:// url")?),
+            "--mail-from" => flags.mail_from = Some(value("a mailbox")?),
             "--config" => flags.config = Some(PathBuf::from(value("a file")?)),
             "--dna" => return Err("this server's DNA is compiled in; --dna is for `shacl-mcp serve`".to_string()),
             other => return Err(format!("unknown argument {other:?}")),
@@ -130,7 +144,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
     if flags.stdio && flags.http.is_some() {
         return Err("--stdio and --http exclude each other".to_string());
     }
-    Ok(Parsed::Flags(flags))
+    Ok(Parsed::Flags(Box::new(flags)))
 }
 
 fn usage(name: &str) -> String {
@@ -138,11 +152,15 @@ fn usage(name: &str) -> String {
         "Usage: {name} [--stdio | --http [ADDR]] [--db PATH] [--dynamic-class-tools true|false]
        [--jsonrpc-validation-errors true|false] [--http-sessions true|false]
        [--allowed-host HOST]... [--allowed-origin ORIGIN]... [--max-body BYTES]
-       [--admin-credential-file FILE] [--config FILE]
+       [--admin-credential-file FILE] [--multi-user [true|false]]
+       [--email-verification true|false] [--email-outbox DIR] [--smtp-url URL]
+       [--mail-from MAILBOX] [--config FILE]
 
 An MCP server for its compiled DNA: stdio by default, streamable HTTP at /mcp with --http
 (default {DEFAULT_HTTP}). Per-class tools are on unless --dynamic-class-tools false.
-The admin credential comes from SHACL_MCP_ADMIN_CREDENTIAL or --admin-credential-file."
+The admin credential comes from SHACL_MCP_ADMIN_CREDENTIAL or --admin-credential-file.
+Multi-user mode signs tokens with SHACL_MCP_JWT_SECRET, else a secret generated into
+<db>.jwt-secret; SMTP credentials come from SHACL_MCP_SMTP_USER and SHACL_MCP_SMTP_PASSWORD."
     )
 }
 
@@ -152,7 +170,7 @@ mod tests {
 
     fn flags(args: &[&str]) -> Result<Flags, String> {
         match parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())? {
-            Parsed::Flags(f) => Ok(f),
+            Parsed::Flags(f) => Ok(*f),
             _ => Err("not flags".into()),
         }
     }
@@ -170,6 +188,21 @@ mod tests {
         assert!(flags(&["--dynamic-class-tools", "yes"]).is_err());
         assert!(flags(&["--stdio", "--http"]).is_err());
         assert!(flags(&["--frob"]).is_err());
+        let f = flags(&["--multi-user", "--http"]).unwrap();
+        assert_eq!((f.multi_user, f.http.is_some()), (Some(true), true));
+        let f = flags(&[
+            "--multi-user",
+            "false",
+            "--email-verification",
+            "true",
+            "--email-outbox",
+            "out",
+        ])
+        .unwrap();
+        assert_eq!((f.multi_user, f.email_verification), (Some(false), Some(true)));
+        assert_eq!(f.email_outbox, Some(PathBuf::from("out")));
+        assert_eq!(flags(&["--multi-user=true"]).unwrap().multi_user, Some(true));
+        assert!(flags(&["--multi-user=maybe"]).is_err());
         let config = flags(&[]).unwrap().into_config(true).unwrap();
         assert!(
             config.dynamic_class_tools,

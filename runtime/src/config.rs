@@ -10,6 +10,12 @@ use crate::mcp::Secret;
 
 /// The environment variable that holds the admin credential.
 pub const CREDENTIAL_ENV: &str = "SHACL_MCP_ADMIN_CREDENTIAL";
+/// The SMTP url for email verification when no flag or config key gives one (it may carry
+/// `user:password@`).
+pub const SMTP_URL_ENV: &str = "SHACL_MCP_SMTP_URL";
+/// SMTP credentials, when not in the url.
+pub const SMTP_USER_ENV: &str = "SHACL_MCP_SMTP_USER";
+pub const SMTP_PASSWORD_ENV: &str = "SHACL_MCP_SMTP_PASSWORD";
 
 /// Where and how to serve.
 #[derive(Clone, Debug)]
@@ -25,6 +31,18 @@ pub struct ServeConfig {
     pub allowed_origins: Vec<String>,
     pub max_body: Option<usize>,
     pub admin_credential: Option<Secret>,
+    /// Multi-user mode: accounts, per-user perspectives and keys.
+    pub multi_user: bool,
+    /// Multi-user mode: signup and code logins verified by mail.
+    pub email_verification: bool,
+    /// Mail goes into this folder, one `.eml` per message (development, tests).
+    pub email_outbox: Option<PathBuf>,
+    /// Mail goes through this SMTP server (a secret: it may carry credentials).
+    pub smtp_url: Option<Secret>,
+    /// SMTP user and password, when not in the url.
+    pub smtp_credentials: Option<(String, Secret)>,
+    /// The sender of the mail (`Name <address>`).
+    pub mail_from: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +70,11 @@ pub struct ConfigFile {
     pub allowed_origins: Option<Vec<String>>,
     pub max_body: Option<usize>,
     pub admin_credential_file: Option<PathBuf>,
+    pub multi_user: Option<bool>,
+    pub email_verification: Option<bool>,
+    pub email_outbox: Option<PathBuf>,
+    pub smtp_url: Option<String>,
+    pub mail_from: Option<String>,
 }
 
 impl ConfigFile {
@@ -68,6 +91,7 @@ impl ConfigFile {
         file.dna.iter_mut().flatten().for_each(rebase);
         file.db.iter_mut().for_each(rebase);
         file.admin_credential_file.iter_mut().for_each(rebase);
+        file.email_outbox.iter_mut().for_each(rebase);
         Ok(file)
     }
 }
@@ -87,6 +111,11 @@ pub struct Flags {
     pub allowed_origins: Vec<String>,
     pub max_body: Option<usize>,
     pub admin_credential_file: Option<PathBuf>,
+    pub multi_user: Option<bool>,
+    pub email_verification: Option<bool>,
+    pub email_outbox: Option<PathBuf>,
+    pub smtp_url: Option<String>,
+    pub mail_from: Option<String>,
     pub config: Option<PathBuf>,
 }
 
@@ -116,6 +145,20 @@ impl Flags {
                 flags
             }
         };
+        let multi_user = self.multi_user.or(file.multi_user).unwrap_or(false);
+        let email_verification = self.email_verification.or(file.email_verification).unwrap_or(false);
+        if email_verification && !multi_user {
+            return Err("email verification is for multi-user mode: add --multi-user".into());
+        }
+        let smtp_url = self
+            .smtp_url
+            .or(file.smtp_url)
+            .or_else(|| std::env::var(SMTP_URL_ENV).ok())
+            .and_then(Secret::new);
+        let smtp_credentials = match (std::env::var(SMTP_USER_ENV), std::env::var(SMTP_PASSWORD_ENV)) {
+            (Ok(user), Ok(password)) if !user.is_empty() => Secret::new(password).map(|p| (user, p)),
+            _ => None,
+        };
         Ok(ServeConfig {
             dna,
             db: self.db.or(file.db),
@@ -133,6 +176,12 @@ impl Flags {
             allowed_origins: or(self.allowed_origins, file.allowed_origins),
             max_body: self.max_body.or(file.max_body),
             admin_credential: admin_credential(credential_file.as_deref())?,
+            multi_user,
+            email_verification,
+            email_outbox: self.email_outbox.or(file.email_outbox),
+            smtp_url,
+            smtp_credentials,
+            mail_from: self.mail_from.or(file.mail_from),
         })
     }
 }
@@ -195,5 +244,29 @@ mod tests {
             toml::from_str("dna = [\"a.json\"]\ndynamicClassTools = true\nhttp = \"127.0.0.1:4000\"").unwrap();
         assert_eq!(file.dynamic_class_tools, Some(true));
         assert!(toml::from_str::<ConfigFile>("dynamic_class_tools = true").is_err());
+        let file: ConfigFile = toml::from_str(
+            "multiUser = true\nemailVerification = true\nemailOutbox = \"out\"\nsmtpUrl = \"smtps://mail.example.org\"\nmailFrom = \"x <x@example.org>\"",
+        )
+        .unwrap();
+        assert_eq!((file.multi_user, file.email_verification), (Some(true), Some(true)));
+        assert_eq!(file.email_outbox, Some(PathBuf::from("out")));
+    }
+
+    #[test]
+    fn email_verification_needs_multi_user() {
+        let flags = Flags {
+            email_verification: Some(true),
+            ..Flags::default()
+        };
+        assert!(flags.into_config(false).unwrap_err().contains("--multi-user"));
+        let flags = Flags {
+            email_verification: Some(true),
+            multi_user: Some(true),
+            email_outbox: Some(PathBuf::from("out")),
+            ..Flags::default()
+        };
+        let config = flags.into_config(false).unwrap();
+        assert!(config.multi_user && config.email_verification);
+        assert!(!format!("{config:?}").contains("smtps://"));
     }
 }

@@ -2,6 +2,7 @@
 //!
 //! - [`store`]: the link store trait and its SQLite implementation, the embedded default;
 //! - [`engine`]: instances, validation and queries over any class of the model;
+//! - [`accounts`]: multi-user mode's accounts, tokens and email verification;
 //! - [`cli`]: the `shacl-mcp` command (feature `cli`).
 
 pub use rmcp;
@@ -9,6 +10,7 @@ pub use shacl_mcp_compiler as compiler;
 #[cfg(feature = "macros")]
 pub use shacl_mcp_macros::shacl_model;
 
+pub mod accounts;
 pub mod binary;
 pub mod clock;
 pub mod compiled;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+use crate::accounts::{AccountOptions, Accounts, JWT_SECRET_ENV, Mailer, load_jwt_secret};
 use crate::clock::{RandomIds, SystemClock};
 use crate::config::{ServeConfig, Transport, default_db};
 use crate::engine::{Engine, FixedDna};
@@ -48,8 +49,14 @@ pub async fn serve(
     let db = config.db.clone().unwrap_or_else(default_db);
     let store = SqliteStore::open(&db, Arc::new(SystemClock))
         .map_err(|e| format!("cannot open the store {}: {e}", db.display()))?;
-    tracing::info!(kind = "start", db = %db.display(), did = store_did(&store), classes = fixed.classes().len());
-    let engine = Arc::new(Engine::new(Arc::new(store), fixed, Arc::new(RandomIds)));
+    tracing::info!(kind = "start", db = %db.display(), did = store_did(&store), classes = fixed.classes().len(), multi_user = config.multi_user);
+    let store = Arc::new(store);
+    let accounts = if config.multi_user {
+        Some(Arc::new(accounts(&config, &db, store.clone())?))
+    } else {
+        None
+    };
+    let engine = Arc::new(Engine::new(store, fixed, Arc::new(RandomIds)));
     let options = ServerOptions {
         class_tools: config.dynamic_class_tools,
         jsonrpc_validation_errors: config.jsonrpc_validation_errors,
@@ -57,12 +64,13 @@ pub async fn serve(
         server_name: server_name.to_string(),
         server_version: server_version.to_string(),
         custom_tools,
+        accounts,
     };
     let server = McpServer::new(engine, options);
     match config.transport {
         Transport::Stdio => serve_stdio(server).await.map_err(|e| e.to_string()),
         Transport::Http(addr) => {
-            if config.admin_credential.is_none() {
+            if config.admin_credential.is_none() && !config.multi_user {
                 tracing::warn!(
                     kind = "auth",
                     "no admin credential ({}): any local process may call this server",
@@ -89,6 +97,40 @@ pub async fn serve(
             serve_http(server, options, shutdown).await.map_err(|e| e.to_string())
         }
     }
+}
+
+/// Multi-user mode's accounts: the token secret for `db`, the mailer, the options.
+fn accounts(config: &ServeConfig, db: &std::path::Path, store: Arc<SqliteStore>) -> Result<Accounts, String> {
+    let jwt = load_jwt_secret(db, std::env::var(JWT_SECRET_ENV).ok())?;
+    let from = config.mail_from.as_deref();
+    let mailer = match (&config.email_outbox, &config.smtp_url) {
+        (Some(dir), _) => Some(Mailer::outbox(dir, from)?),
+        (None, Some(url)) => Some(smtp(url, config, from)?),
+        (None, None) => None,
+    };
+    if let Some(mailer) = &mailer {
+        tracing::info!(kind = "mail", mailer = ?mailer, verification = config.email_verification);
+    }
+    let options = AccountOptions {
+        email_verification: config.email_verification,
+        mailer,
+        ..AccountOptions::default()
+    };
+    Accounts::new(store, jwt, Arc::new(SystemClock), options)
+}
+
+#[cfg(feature = "smtp")]
+fn smtp(url: &crate::mcp::Secret, config: &ServeConfig, from: Option<&str>) -> Result<Mailer, String> {
+    let credentials = config
+        .smtp_credentials
+        .as_ref()
+        .map(|(user, password)| (user.clone(), password.expose().to_string()));
+    Mailer::smtp(url.expose(), credentials, from)
+}
+
+#[cfg(not(feature = "smtp"))]
+fn smtp(_url: &crate::mcp::Secret, _config: &ServeConfig, _from: Option<&str>) -> Result<Mailer, String> {
+    Err("this server was built without SMTP (the shacl-mcp feature `smtp`): use --email-outbox DIR, or build with the feature".into())
 }
 
 fn store_did(store: &SqliteStore) -> String {

@@ -24,7 +24,13 @@ pub fn binary() -> PathBuf {
         return PathBuf::from(path);
     }
     let exe = std::env::current_exe().expect("test executable");
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    // Tests run from target/<profile>/deps, binaries (the bench driver) from target/<profile>.
+    let parent = exe.parent().expect("target/<profile>");
+    let dir = if parent.ends_with("deps") {
+        parent.parent().expect("target/<profile>")
+    } else {
+        parent
+    };
     let bin = dir.join(format!("shacl-mcp{}", std::env::consts::EXE_SUFFIX));
     if !bin.exists() {
         let status = Command::new(env!("CARGO"))
@@ -384,4 +390,49 @@ pub fn workspace_binary(package: &str, name: &str) -> PathBuf {
         built.push(name.to_string());
     }
     bin
+}
+
+/// A folder under the system temp dir, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(label: &str) -> TempDir {
+        static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "shacl-mcp-e2e-{label}-{}-{}",
+            std::process::id(),
+            COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+        ));
+        std::fs::create_dir_all(&path).expect("temp dir");
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Multi-user mode with `--email-outbox DIR`: the 6-digit code of the newest message to `to`
+/// (the body reads "Your code to … is: 123456").
+pub fn outbox_code(outbox: &Path, to: &str) -> String {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(outbox)
+        .expect("outbox")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "eml"))
+        .collect();
+    files.sort();
+    let text = files
+        .iter()
+        .rev()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .find(|t| t.contains(&format!("\r\nTo: {to}\r\n")))
+        .unwrap_or_else(|| panic!("no mail to {to} in {}", outbox.display()));
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or_default();
+    let at = body.find(": ").map(|i| i + 2).expect("a code in the body");
+    let code = body[at..].chars().take(6).collect::<String>();
+    assert!(code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()), "{code:?}");
+    code
 }

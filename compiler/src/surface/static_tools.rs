@@ -11,6 +11,7 @@ mod nodes;
 mod perspectives;
 #[cfg(test)]
 mod tests;
+mod validation;
 
 use super::{SurfaceOptions, ToolSpec};
 
@@ -47,5 +48,6 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
         ]);
     }
     tools.push(agent::forget());
+    tools.push(validation::validate_perspective());
     tools
 }

@@ -4,6 +4,7 @@ mod describe;
 mod generate;
 mod new;
 mod serve;
+mod validate;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -43,6 +44,9 @@ enum Command {
     Generate(generate::GenerateArgs),
     /// Write a server crate for one DNA (Cargo.toml, build.rs, src/main.rs, README) to `<DIR>/<NAME>`.
     New(new::NewArgs),
+    /// Validate a data graph against a SHACL shapes graph (both Turtle); exits 0 when it
+    /// conforms, 1 when it does not, 2 on bad input.
+    Validate(validate::ValidateArgs),
     /// Print the exact `tools/list` result a server for this DNA answers.
     Tools {
         file: PathBuf,
@@ -96,6 +100,7 @@ pub fn main() -> ExitCode {
         }),
         Command::Generate(args) => generate::run(args).map_err(Failure::Diagnostics),
         Command::New(args) => return new::run(args),
+        Command::Validate(args) => return validate::run(args),
         Command::Tools {
             file,
             dynamic_class_tools,

@@ -42,6 +42,22 @@ pub struct ServeArgs {
     /// A file whose first line is the admin credential (else SHACL_MCP_ADMIN_CREDENTIAL).
     #[arg(long, value_name = "FILE")]
     admin_credential_file: Option<PathBuf>,
+    /// Multi-user mode: accounts (signup, login_email), each user's own perspectives and key.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true", action = clap::ArgAction::Set)]
+    multi_user: Option<bool>,
+    /// Multi-user mode: verify signups and code logins by mail.
+    #[arg(long, value_name = "BOOL", action = clap::ArgAction::Set)]
+    email_verification: Option<bool>,
+    /// Write mail into DIR, one .eml file per message, instead of sending it (development).
+    #[arg(long, value_name = "DIR")]
+    email_outbox: Option<PathBuf>,
+    /// Send mail through this SMTP server (smtps://host:465, smtp://host:587?tls=required; else
+    /// SHACL_MCP_SMTP_URL; credentials in SHACL_MCP_SMTP_USER and SHACL_MCP_SMTP_PASSWORD).
+    #[arg(long, value_name = "URL")]
+    smtp_url: Option<String>,
+    /// The sender of the mail, `Name <address>`.
+    #[arg(long, value_name = "MAILBOX")]
+    mail_from: Option<String>,
     /// A TOML file with the same keys (camelCase: dynamicClassTools, ...); flags win.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
@@ -61,6 +77,11 @@ impl ServeArgs {
             allowed_origins: self.allowed_origins,
             max_body: self.max_body,
             admin_credential_file: self.admin_credential_file,
+            multi_user: self.multi_user,
+            email_verification: self.email_verification,
+            email_outbox: self.email_outbox,
+            smtp_url: self.smtp_url,
+            mail_from: self.mail_from,
             config: self.config,
         }
     }

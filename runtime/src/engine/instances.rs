@@ -32,7 +32,7 @@ impl Engine {
         if !problems.is_empty() {
             return Err(ToolError::invalid_arguments("instance_create", problems));
         }
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         if let Some(base) = base_uri
@@ -134,7 +134,7 @@ impl Engine {
                 )],
             ));
         }
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         self.require_instance(&*tx, perspective, &class, base_uri)?;
@@ -176,7 +176,7 @@ impl Engine {
         collection: &str,
         item: &Value,
     ) -> Result<Value, ToolError> {
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         self.require_instance(&*tx, perspective, &class, base_uri)?;
@@ -228,7 +228,7 @@ impl Engine {
         collection: &str,
         item: &Value,
     ) -> Result<Value, ToolError> {
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         self.require_instance(&*tx, perspective, &class, base_uri)?;
@@ -251,7 +251,7 @@ impl Engine {
 
     /// `instance_remove`: the destructors, then every link in or out of the instance.
     pub fn instance_remove(&self, perspective: &str, class_name: &str, base_uri: &str) -> Result<Value, ToolError> {
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         self.require_instance(&*tx, perspective, &class, base_uri)?;

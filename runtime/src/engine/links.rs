@@ -33,6 +33,7 @@ impl Engine {
         let list: Vec<Value> = tx
             .perspectives()?
             .into_iter()
+            .filter(|p| self.may_see(p))
             .map(|p| json!({ "uuid": p.uuid, "name": p.name, "neighbourhood": p.neighbourhood, "owner": p.owner }))
             .collect();
         Ok(json!({ "perspectives": list }))
@@ -49,10 +50,10 @@ impl Engine {
         let perspective = Perspective {
             uuid: self.ids.mint_uuid(),
             name: name.to_string(),
-            owner: self.store.did().to_string(),
+            owner: self.did().to_string(),
             neighbourhood: None,
         };
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         tx.add_perspective(&perspective)?;
         tx.commit()?;
         Ok(json!({ "success": true, "uuid": perspective.uuid, "name": perspective.name }))
@@ -76,7 +77,7 @@ impl Engine {
         if !problems.is_empty() {
             return Err(ToolError::invalid_arguments("add_link", problems));
         }
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let link = tx.add_link(
             perspective,
@@ -181,7 +182,7 @@ impl Engine {
                 other => literal::from_json(other),
             }
         };
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let mut run = Runner::new(&mut *tx, perspective, expression_address);
         for action in &actions {

@@ -8,11 +8,14 @@
 mod actions;
 pub mod error;
 mod fixed;
+mod forget;
+mod graph;
 mod instances;
 mod links;
 mod models;
 mod object;
 mod query;
+mod report;
 pub mod temporal;
 pub mod validate;
 pub mod values;
@@ -22,28 +25,94 @@ use std::sync::{Arc, RwLock};
 
 pub use error::{Envelope, Problem, Subject, ToolError};
 pub use fixed::FixedDna;
+pub use forget::ForgetTarget;
 pub use query::QueryArgs;
 use shacl_mcp_compiler::model::Class;
 
 use crate::clock::IdSource;
-use crate::store::{LinkStore, ReadTx};
+use crate::store::{AuthorKey, LinkStore, ReadTx, WriteTx};
 
 /// The engine over one store. Cheap to share (`Arc<Engine>`); every method takes `&self`.
+///
+/// An engine acts for one [`Principal`]: [`Engine::new`] gives the node's owner, who sees
+/// every perspective and writes with the node key (single-user mode, stdio, the admin
+/// credential); [`Engine::as_user`] gives a view of the same store for one user of multi-user
+/// mode, who sees only the perspectives they created and signs with their own key.
 pub struct Engine {
     store: Arc<dyn LinkStore>,
-    fixed: FixedDna,
+    fixed: Arc<FixedDna>,
     ids: Arc<dyn IdSource>,
-    /// Classes added with add_model, per perspective, parsed once.
-    registered: RwLock<HashMap<String, Arc<Vec<Arc<Class>>>>>,
+    /// Classes added with add_model, per perspective, parsed once (shared by every view).
+    registered: Arc<Registered>,
+    principal: Principal,
+}
+
+/// The classes added with add_model, by perspective uuid.
+type Registered = RwLock<HashMap<String, Arc<Vec<Arc<Class>>>>>;
+
+/// On whose behalf an [`Engine`] acts.
+#[derive(Clone, Debug, Default)]
+pub enum Principal {
+    /// The node's owner: every perspective, the node key.
+    #[default]
+    Owner,
+    /// A user of multi-user mode: their own perspectives, their own key (whose DID is theirs).
+    User(Arc<AuthorKey>),
 }
 
 impl Engine {
     pub fn new(store: Arc<dyn LinkStore>, fixed: FixedDna, ids: Arc<dyn IdSource>) -> Self {
         Engine {
             store,
-            fixed,
+            fixed: Arc::new(fixed),
             ids,
-            registered: RwLock::default(),
+            registered: Arc::default(),
+            principal: Principal::Owner,
+        }
+    }
+
+    /// The same engine (store, DNA, model cache) acting for a user: perspectives of others
+    /// answer exactly like missing ones, and the user's links are signed with `key`.
+    pub fn as_user(&self, key: Arc<AuthorKey>) -> Engine {
+        self.acting_for(Principal::User(key))
+    }
+
+    /// The same engine acting for `principal`.
+    pub fn acting_for(&self, principal: Principal) -> Engine {
+        Engine {
+            store: self.store.clone(),
+            fixed: self.fixed.clone(),
+            ids: self.ids.clone(),
+            registered: self.registered.clone(),
+            principal,
+        }
+    }
+
+    pub fn principal(&self) -> &Principal {
+        &self.principal
+    }
+
+    /// The DID this engine acts as: the user's, or the node's.
+    pub fn did(&self) -> &str {
+        match &self.principal {
+            Principal::Owner => self.store.did(),
+            Principal::User(key) => key.did(),
+        }
+    }
+
+    /// A write transaction signed by the principal's key.
+    fn write(&self) -> Result<Box<dyn WriteTx + '_>, crate::store::StoreError> {
+        match &self.principal {
+            Principal::Owner => self.store.write(),
+            Principal::User(key) => self.store.write_as(key),
+        }
+    }
+
+    /// Whether the principal may see a perspective: the owner sees all, a user their own.
+    pub fn may_see(&self, perspective: &crate::store::Perspective) -> bool {
+        match &self.principal {
+            Principal::Owner => true,
+            Principal::User(key) => perspective.owner == key.did(),
         }
     }
 
@@ -57,12 +126,13 @@ impl Engine {
 
     /// `get_my_did`: `{ did }`.
     pub fn get_my_did(&self) -> serde_json::Value {
-        serde_json::json!({ "did": self.store.did() })
+        serde_json::json!({ "did": self.did() })
     }
 
-    /// The perspective must exist (and, later, be visible to the caller): else the not-found answer.
+    /// The perspective must exist and the principal may see it: else the not-found answer, the
+    /// same for both (errors.md step 8).
     fn require_perspective(&self, tx: &dyn ReadTx, perspective: &str) -> Result<crate::store::Perspective, ToolError> {
-        tx.perspective(perspective)?.ok_or_else(|| {
+        tx.perspective(perspective)?.filter(|p| self.may_see(p)).ok_or_else(|| {
             ToolError::refused(
                 format!("Perspective '{perspective}' not found"),
                 "Call list_perspectives for the perspectives you can use, or add_perspective to create one.",

@@ -62,7 +62,7 @@ impl Engine {
         }
         shape.class_name = Some(class_name.to_string());
 
-        let mut tx = self.store.write()?;
+        let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let mut shapes = self.fixed.shapes().to_vec();
         for model in tx.models(perspective)? {

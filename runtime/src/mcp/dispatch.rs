@@ -4,7 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::table::{Entry, Kind};
-use crate::engine::{Engine, Problem, QueryArgs, Subject, ToolError};
+use crate::engine::{Engine, ForgetTarget, Problem, QueryArgs, Subject, ToolError};
 use crate::store::{LinkPattern, Order};
 
 /// Runs one tool. `tool` is the name called (for the envelope of argument problems).
@@ -133,7 +133,9 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
                 .unwrap_or_default();
             engine.execute_commands(p, a.req("expression_address"), commands, a.object("parameters"))
         }
+        "validate_perspective" => engine.validate_perspective(p, a.str("class_name")),
         "get_my_did" => Ok(engine.get_my_did()),
+        "forget" => ForgetTarget::from_arguments(args).and_then(|target| engine.forget(p, target)),
         other => Err(ToolError::refused(
             format!("'{other}' is not available in this release"),
             "See tool-surface.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",

@@ -1,7 +1,12 @@
 //! The rmcp `ServerHandler`: tools/list from the table, tools/call through the checks of
 //! errors.md (tool name, per-class refusal, authentication, arguments) into the engine, and
 //! `notifications/tools/list_changed` when a model adds tools.
+//!
+//! In multi-user mode the caller is identified first ([`McpServer::identify`]): a user's calls
+//! run on an engine acting for that user ([`Engine::as_user`]), and tools/list shows the
+//! per-class tools of run-time classes only to callers who can see a perspective with them.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
@@ -15,16 +20,30 @@ use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::surface::SurfaceOptions;
 
 use super::ServerOptions;
+use super::account_tools::{self, ACCOUNT_TOOLS, LOGIN_TOOLS};
 use super::arguments;
-use super::auth::{AUTH_TOOLS, Caller};
+use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
 use super::dispatch;
 use super::table::{Entry, Table};
 use crate::engine::{Engine, Envelope, Subject, ToolError};
 
-/// The server. Cheap to clone: the HTTP transport makes one per session or per request.
+/// The server. Cheap to clone: the HTTP transport makes one per session or per request
+/// ([`McpServer::for_session`]).
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// Multi-user mode with HTTP sessions: the token the last successful login of this session
+    /// answered, used when a request carries none. One slot per session's server.
+    session: Arc<Mutex<Option<Secret>>>,
+}
+
+/// Per-class tools of classes added at run time.
+#[derive(Default)]
+struct RuntimeTools {
+    /// Every run-time class: single-user mode, and the owner and admin of multi-user mode.
+    all: Arc<Table>,
+    /// Multi-user mode: the run-time classes of each owner's perspectives, by owner DID.
+    by_owner: HashMap<String, Arc<Table>>,
 }
 
 struct Inner {
@@ -33,7 +52,7 @@ struct Inner {
     /// Static tools and the fixed DNA's per-class tools: built once.
     fixed: Arc<Table>,
     /// Per-class tools of classes added at run time, rebuilt when a model is added.
-    runtime: RwLock<Arc<Table>>,
+    runtime: RwLock<Arc<RuntimeTools>>,
     /// Legacy-lifecycle sessions (stdio, HTTP with sessions) to notify of list changes.
     peers: Mutex<Vec<Peer<RoleServer>>>,
     /// 2026-07-28 `subscriptions/listen` streams, by a number of their own.
@@ -46,11 +65,15 @@ const INSTRUCTIONS: &str = "Data lives in perspectives as instances of SHACL cla
      and change instances with the instance_* tools (or the per-class tools when listed). Every write is \
      validated: a failure comes back as a tool error listing every problem.";
 
+const MULTI_USER_INSTRUCTIONS: &str = " This server is multi-user: call signup (once) and login_email first, then \
+     send the token as Authorization: Bearer <token>; you see only the perspectives you created. auth_status tells \
+     whether you are logged in.";
+
 impl McpServer {
     pub fn new(engine: Arc<Engine>, options: ServerOptions) -> McpServer {
         let surface = SurfaceOptions {
             class_tools: options.class_tools,
-            multi_user: false,
+            multi_user: options.accounts.is_some(),
         };
         let fixed = Arc::new(Table::build(surface, engine.fixed(), &options.custom_tools));
         let server = McpServer {
@@ -63,9 +86,51 @@ impl McpServer {
                 sinks: Mutex::default(),
                 next_sink: Default::default(),
             }),
+            session: Arc::default(),
         };
         server.refresh_runtime_tools();
         server
+    }
+
+    /// The same server with a session slot of its own: what the HTTP transport serves each
+    /// session (or stateless request) with, so that a login in one session is not another's.
+    pub fn for_session(&self) -> McpServer {
+        McpServer {
+            inner: self.inner.clone(),
+            session: Arc::default(),
+        }
+    }
+
+    fn multi_user(&self) -> bool {
+        self.inner.options.accounts.is_some()
+    }
+
+    /// errors.md step 4: who is calling, from the request's parts (`None`: stdio), without
+    /// rejecting yet. Single-user mode: the admin credential or nothing. Multi-user mode: the
+    /// admin credential, else a user's JWT from the `Authorization` header, else (with HTTP
+    /// sessions) the token a login in this session answered.
+    pub fn identify(&self, parts: Option<&http::request::Parts>) -> Caller {
+        let credential = self.inner.options.admin_credential.as_ref();
+        let Some(accounts) = &self.inner.options.accounts else {
+            return Caller::from_request(parts, credential);
+        };
+        let Some(parts) = parts else { return Caller::Stdio };
+        let bearer = Caller::bearer(parts);
+        if let (Some(token), Some(credential)) = (bearer, credential)
+            && credential.matches(token)
+        {
+            return Caller::HttpAdmin;
+        }
+        let remembered = self.session.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let token = match (bearer, &remembered) {
+            (Some(token), _) => token,
+            (None, Some(secret)) => secret.expose(),
+            (None, None) => return Caller::Guest(None),
+        };
+        match accounts.identify(token) {
+            Ok(user) => Caller::User(user),
+            Err(refused) => Caller::Guest(Some(refused)),
+        }
     }
 
     pub fn engine(&self) -> &Arc<Engine> {
@@ -77,51 +142,81 @@ impl McpServer {
     }
 
     /// Rebuilds the per-class tools of run-time classes: one family per class name over every
-    /// perspective, in order of first registration, with the most recent shape of that name.
+    /// perspective, in order of first registration, with the most recent shape of that name
+    /// (in multi-user mode also one such set per owner, over that owner's perspectives).
     pub fn refresh_runtime_tools(&self) {
         let classes = self.runtime_classes().unwrap_or_else(|e| {
             tracing::warn!(kind = "models", error = %e, "could not read the registered models");
             Vec::new()
         });
-        let mut table = Table::default();
-        for class in classes {
-            table.add_class(class);
+        let table = |classes: Vec<Arc<Class>>| {
+            let mut table = Table::default();
+            for class in classes {
+                table.add_class(class);
+            }
+            Arc::new(table)
+        };
+        let mut by_owner: HashMap<String, Vec<Arc<Class>>> = HashMap::new();
+        if self.multi_user() {
+            for (owner, class) in &classes {
+                latest(by_owner.entry(owner.clone()).or_default(), class.clone());
+            }
         }
-        *self.inner.runtime.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(table);
+        let mut all = Vec::new();
+        for (_, class) in classes {
+            latest(&mut all, class);
+        }
+        let runtime = RuntimeTools {
+            all: table(all),
+            by_owner: by_owner
+                .into_iter()
+                .map(|(owner, classes)| (owner, table(classes)))
+                .collect(),
+        };
+        *self.inner.runtime.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(runtime);
     }
 
-    fn runtime_classes(&self) -> Result<Vec<Arc<Class>>, ToolError> {
+    /// Every run-time class with the owner of its perspective, perspectives in order of
+    /// creation and classes in order of registration.
+    fn runtime_classes(&self) -> Result<Vec<(String, Arc<Class>)>, ToolError> {
         let engine = &self.inner.engine;
         let tx = engine.store().read()?;
-        let mut found: Vec<Arc<Class>> = Vec::new();
+        let mut found = Vec::new();
         for p in tx.perspectives()? {
             for class in engine.classes(&*tx, &p.uuid)? {
-                if engine.fixed().has_class(&class.name) {
-                    continue;
-                }
-                match found.iter_mut().find(|c| c.name == class.name) {
-                    Some(slot) => *slot = class,
-                    None => found.push(class),
+                if !engine.fixed().has_class(&class.name) {
+                    found.push((p.owner.clone(), class));
                 }
             }
         }
         Ok(found)
     }
 
-    fn lookup(&self, name: &str) -> Option<Arc<super::table::TableTool>> {
+    /// The run-time per-class tools `caller` may see: all of them in single-user mode (calls
+    /// are refused later for the unauthenticated); in multi-user mode those of the user's own
+    /// perspectives, all for the owner and the admin, none for a guest.
+    fn runtime_tools(&self, caller: &Caller) -> Option<Arc<Table>> {
+        let runtime = self.inner.runtime.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if !self.multi_user() {
+            return Some(runtime.all.clone());
+        }
+        match caller {
+            Caller::User(user) => runtime.by_owner.get(&user.did).cloned(),
+            Caller::Guest(_) | Caller::HttpAnonymous => None,
+            Caller::Stdio | Caller::HttpOpen | Caller::HttpAdmin => Some(runtime.all.clone()),
+        }
+    }
+
+    fn lookup(&self, name: &str, caller: &Caller) -> Option<Arc<super::table::TableTool>> {
         if let Some(tool) = self.inner.fixed.get(name) {
             return Some(tool.clone());
         }
-        self.inner
-            .runtime
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.runtime_tools(caller)?.get(name).cloned()
     }
 
     /// The tools a caller sees: static tools; per-class tools when on (those of run-time
-    /// classes only for callers that may call tools).
+    /// classes only for callers that may call tools and, in multi-user mode, can see a
+    /// perspective with the class).
     pub fn visible_tools(&self, caller: Caller) -> Vec<Tool> {
         let class_tools = self.inner.options.class_tools;
         let mut tools: Vec<Tool> = self
@@ -132,22 +227,57 @@ impl McpServer {
             .filter(|t| class_tools || !matches!(t.entry, Entry::Class { .. }))
             .map(|t| t.tool.clone())
             .collect();
-        if class_tools && caller.may_call_tools() {
-            let runtime = self.inner.runtime.read().unwrap_or_else(|e| e.into_inner()).clone();
+        if class_tools
+            && caller.may_call_tools()
+            && let Some(runtime) = self.runtime_tools(&caller)
+        {
             tools.extend(runtime.tools.iter().map(|t| t.tool.clone()));
         }
         tools
     }
 
-    /// One `tools/call`, transport-independent: the checks of errors.md steps 5 to 11.
+    /// One `tools/call`, transport-independent: the checks of errors.md steps 5 to 11. The
+    /// caller's address for rate limits is the local one (stdio, in-process use).
     pub async fn call(
         &self,
         name: &str,
         arguments: Option<Map<String, Value>>,
         caller: Caller,
     ) -> Result<CallToolResult, ErrorData> {
+        self.call_as(name, arguments, &caller, "stdio", false).await
+    }
+
+    /// One `tools/call` from an HTTP request's parts (`None`: stdio): identifies the caller
+    /// ([`McpServer::identify`]), takes the client's address from [`ClientAddr`] for rate
+    /// limits, and with a session (`Mcp-Session-Id`) remembers the token of a login.
+    pub async fn call_request(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        parts: Option<&http::request::Parts>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let caller = self.identify(parts);
+        let client = match parts {
+            None => "stdio".to_string(),
+            Some(parts) => match parts.extensions.get::<ClientAddr>() {
+                Some(ClientAddr(ip)) => format!("ip:{}", ip.to_canonical()),
+                None => "ip:unknown".to_string(),
+            },
+        };
+        let session = parts.is_some_and(|p| p.headers.contains_key("mcp-session-id"));
+        self.call_as(name, arguments, &caller, &client, session).await
+    }
+
+    async fn call_as(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        caller: &Caller,
+        client: &str,
+        session: bool,
+    ) -> Result<CallToolResult, ErrorData> {
         let started = std::time::Instant::now();
-        let Some(tool) = self.lookup(name) else {
+        let Some(tool) = self.lookup(name, caller) else {
             return Err(ErrorData::invalid_params(
                 format!("unknown tool '{name}'"),
                 Some(json!({ "tool": name })),
@@ -159,10 +289,7 @@ impl McpServer {
             return Ok(refusal(per_class_off(name, &class.name)));
         }
         if !caller.may_call_tools() && !AUTH_TOOLS.contains(&name) {
-            return Ok(refusal(json!({
-                "error": "Not authenticated",
-                "hint": "Send Authorization: Bearer <credential> (the server's SHACL_MCP_ADMIN_CREDENTIAL) with every request; auth_status says what the server sees.",
-            })));
+            return Ok(refusal(caller.not_authenticated()));
         }
         let args = Value::Object(arguments.unwrap_or_default());
         let problems = arguments::check(&tool, &args);
@@ -172,13 +299,38 @@ impl McpServer {
                 problems,
             }))
         } else if name == "auth_status" {
-            Ok(caller.status())
-        } else {
-            let (engine, entry, tool_name) = (self.inner.engine.clone(), tool.entry.clone(), name.to_string());
+            Ok(match self.multi_user() {
+                false => caller.status(),
+                true => caller.multi_user_status(self.inner.engine.store().did()),
+            })
+        } else if let Some(accounts) = self.inner.options.accounts.clone()
+            && ACCOUNT_TOOLS.contains(&name)
+        {
+            let (tool_name, client) = (name.to_string(), client.to_string());
             let args = args.as_object().cloned().unwrap_or_default();
-            tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &entry, &args))
-                .await
-                .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))))
+            let outcome =
+                tokio::task::spawn_blocking(move || account_tools::call(&accounts, &tool_name, &args, &client))
+                    .await
+                    .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))));
+            if session
+                && LOGIN_TOOLS.contains(&name)
+                && let Ok(answer) = &outcome
+            {
+                let token = answer.get("token").and_then(Value::as_str).and_then(Secret::new);
+                *self.session.lock().unwrap_or_else(|e| e.into_inner()) = token;
+            }
+            outcome
+        } else {
+            match self.engine_for(caller) {
+                Err(refused) => return Ok(refusal(refused)),
+                Ok(engine) => {
+                    let (entry, tool_name) = (tool.entry.clone(), name.to_string());
+                    let args = args.as_object().cloned().unwrap_or_default();
+                    tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &entry, &args))
+                        .await
+                        .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))))
+                }
+            }
         };
         let kind = match &outcome {
             Ok(_) => "ok",
@@ -204,6 +356,23 @@ impl McpServer {
                 Err(ErrorData::internal_error("internal error: nothing was written", None))
             }
             Err(e) => Ok(refusal(e.to_json().unwrap_or_default())),
+        }
+    }
+
+    /// The engine a caller's tools run on: acting for the user, or for the node's owner.
+    /// `Err` with the refusal when the user's key cannot be had.
+    fn engine_for(&self, caller: &Caller) -> Result<Arc<Engine>, Value> {
+        let engine = &self.inner.engine;
+        let (Caller::User(user), Some(accounts)) = (caller, &self.inner.options.accounts) else {
+            return Ok(engine.clone());
+        };
+        match accounts.key(&user.did) {
+            Ok(Some(key)) => Ok(Arc::new(engine.as_user(key))),
+            Ok(None) => Err(Caller::Guest(Some(crate::accounts::TokenRefusal::UnknownUser)).not_authenticated()),
+            Err(e) => {
+                tracing::warn!(kind = "auth", error = %e, "could not read a user's key");
+                Err(Caller::Guest(Some(crate::accounts::TokenRefusal::Unchecked)).not_authenticated())
+            }
         }
     }
 
@@ -243,6 +412,15 @@ impl McpServer {
         for sink in sinks {
             let _ = sink.notify_tool_list_changed().await;
         }
+    }
+}
+
+/// Puts `class` into `found`: replacing a class of the same name (the most recent shape wins,
+/// in the place of the first).
+fn latest(found: &mut Vec<Arc<Class>>, class: Arc<Class>) {
+    match found.iter_mut().find(|c| c.name == class.name) {
+        Some(slot) => *slot = class,
+        None => found.push(class),
     }
 }
 
@@ -286,7 +464,11 @@ impl ServerHandler for McpServer {
                 self.inner.options.server_name.clone(),
                 self.inner.options.server_version.clone(),
             ))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(if self.multi_user() {
+                format!("{INSTRUCTIONS}{MULTI_USER_INSTRUCTIONS}")
+            } else {
+                INSTRUCTIONS.to_string()
+            })
     }
 
     async fn list_tools(
@@ -294,7 +476,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let caller = Caller::from_request(context.extensions.get(), self.inner.options.admin_credential.as_ref());
+        let caller = self.identify(context.extensions.get());
         Ok(ListToolsResult::with_all_items(self.visible_tools(caller)))
     }
 
@@ -303,9 +485,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let caller = Caller::from_request(context.extensions.get(), self.inner.options.admin_credential.as_ref());
         let name = request.name.to_string();
-        let result = self.call(&name, request.arguments, caller).await?;
+        let result = self
+            .call_request(&name, request.arguments, context.extensions.get())
+            .await?;
         if name == "add_model" && result.is_error != Some(true) && self.inner.options.class_tools {
             self.tools_changed(&context).await;
         }
@@ -313,7 +496,8 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.lookup(name).map(|t| t.tool.clone())
+        // rmcp checks request headers against a tool's schema: any caller's tool will do.
+        self.lookup(name, &Caller::Stdio).map(|t| t.tool.clone())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -1,6 +1,7 @@
 //! The MCP server: one handler for the static and per-class tools on rmcp, with the framing
 //! layers of errors.md in front of it on stdio ([`stdio`]) and HTTP ([`http`]).
 
+mod account_tools;
 mod arguments;
 pub mod auth;
 mod dispatch;
@@ -27,6 +28,8 @@ pub struct ServerOptions {
     pub server_version: String,
     /// Hand-written tools served beside the others.
     pub custom_tools: Vec<CustomTool>,
+    /// Multi-user mode (`--multi-user`): the accounts; `None` is single-user mode.
+    pub accounts: Option<std::sync::Arc<crate::accounts::Accounts>>,
 }
 
 impl std::fmt::Debug for CustomTool {
@@ -46,6 +49,7 @@ impl Default for ServerOptions {
             server_name: env!("CARGO_PKG_NAME").to_string(),
             server_version: env!("CARGO_PKG_VERSION").to_string(),
             custom_tools: Vec::new(),
+            accounts: None,
         }
     }
 }

@@ -4,9 +4,14 @@
 //! [`crate::engine`]. A tool call is one [`WriteTx`]; dropping it without [`WriteTx::commit`]
 //! rolls everything back. [`sqlite::SqliteStore`] is the embedded default.
 
+pub mod keys;
 pub mod sqlite;
+mod users;
 
 use std::fmt;
+
+pub use keys::AuthorKey;
+pub use users::{CodeCheck, NewUser, UserRecord, UserStore};
 
 /// A perspective: a named graph of links.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -86,6 +91,40 @@ pub struct VerifyReport {
     pub failures: Vec<String>,
 }
 
+/// What an erasure ([`WriteTx::erase_links`], [`WriteTx::erase_perspective`]) took away.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Erased {
+    /// Link rows deleted.
+    pub links: u64,
+    /// Rows of the sources index deleted (sources left with no link).
+    pub index_entries: u64,
+    /// Hashes of the erased links taken out of the signed lists of their transactions.
+    pub hashes: u64,
+    /// Hashes of links removed earlier (by an update or a remove) that sat in the same lists,
+    /// taken out with them: they may be earlier values of what is erased.
+    pub stale_hashes: u64,
+    /// Transactions left with no link, deleted with their signatures.
+    pub transactions: u64,
+    /// Transactions that keep other links: their lists lost the erased hashes, and a redaction
+    /// signed by the node key now stands in for the author's signature.
+    pub transactions_redacted: u64,
+    /// Models deleted (a whole perspective only).
+    pub models: u64,
+    /// Perspective rows deleted (a whole perspective only).
+    pub perspectives: u64,
+}
+
+/// What became of the write-ahead log after an erasure committed ([`WriteTx::commit_erasure`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalState {
+    /// Checkpointed and truncated to zero bytes: no page from before the erasure is left in it.
+    Truncated,
+    /// The store keeps no write-ahead log (in memory).
+    NoWal,
+    /// Readers kept the checkpoint from finishing: the log may still hold earlier pages.
+    NotTruncated { reason: String },
+}
+
 /// Reads within one consistent snapshot.
 pub trait ReadTx {
     /// Every perspective, in order of creation.
@@ -107,6 +146,13 @@ pub trait ReadTx {
     fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError>;
     /// The models of a perspective, in order of first registration.
     fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError>;
+    /// Every perspective but `except` that holds links matching `pattern`, with how many, in
+    /// order of creation: what an erasure in `except` leaves elsewhere.
+    fn count_links_elsewhere(
+        &self,
+        except: &str,
+        pattern: LinkPattern<'_>,
+    ) -> Result<Vec<(Perspective, u64)>, StoreError>;
 }
 
 /// A write transaction: reads see its own writes; nothing is visible to others until commit.
@@ -120,11 +166,26 @@ pub trait WriteTx: ReadTx {
     fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError>;
     /// Signs the links written (one signature per transaction) and commits.
     fn commit(self: Box<Self>) -> Result<(), StoreError>;
+    /// Erases for good the links matching any of `patterns` in the perspective: unlike
+    /// [`WriteTx::remove_links`], their hashes leave the signed lists of the transactions that
+    /// wrote them (which are redacted or, left empty, deleted), and their index rows go.
+    /// Redactions are signed with the transaction's key and [`LinkStore::verify`] accepts only
+    /// the node's: erase in a transaction of [`LinkStore::write`].
+    fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError>;
+    /// Erases a perspective for good: every link (as [`WriteTx::erase_links`]), model and index
+    /// row of it, and the perspective itself.
+    fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError>;
+    /// Commits an erasure (a transaction that wrote no links), then has the freed storage
+    /// overwritten: the store deletes securely, and the write-ahead log is checkpointed and
+    /// truncated (retried briefly while readers hold it).
+    fn commit_erasure(self: Box<Self>) -> Result<WalState, StoreError>;
 }
 
 pub trait LinkStore: Send + Sync {
     fn read(&self) -> Result<Box<dyn ReadTx + '_>, StoreError>;
     fn write(&self) -> Result<Box<dyn WriteTx + '_>, StoreError>;
+    /// A write transaction whose links `author` signs (a user's key, in multi-user mode).
+    fn write_as<'a>(&'a self, author: &'a AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError>;
     /// The node's did:key (Ed25519), the author of links written through [`LinkStore::write`].
     fn did(&self) -> &str;
     /// Checks every transaction's signature and every surviving link against it.

@@ -112,12 +112,16 @@ fn names(tools: &[ToolSpec]) -> Vec<&str> {
 
 #[test]
 fn tools_come_in_the_order_of_the_spec() {
-    let single: Vec<&str> = BEFORE_ACCOUNTS.iter().copied().chain(["forget"]).collect();
+    let single: Vec<&str> = BEFORE_ACCOUNTS
+        .iter()
+        .copied()
+        .chain(["forget", "validate_perspective"])
+        .collect();
     let multi: Vec<&str> = BEFORE_ACCOUNTS
         .iter()
         .chain(&ACCOUNTS)
         .copied()
-        .chain(["forget"])
+        .chain(["forget", "validate_perspective"])
         .collect();
     for class_tools in [false, true] {
         let tools = static_tools(SurfaceOptions {
@@ -501,6 +505,18 @@ fn example_arguments() {
             json!({"perspective_id": p, "link": {"source": "a:b", "predicate": "a:c", "target": "a:d", "author": "x"}}),
             false,
         ),
+        ("validate_perspective", json!({"perspective_id": p}), true),
+        (
+            "validate_perspective",
+            json!({"perspective_id": p, "class_name": "Task"}),
+            true,
+        ),
+        ("validate_perspective", json!({"class_name": "Task"}), false),
+        (
+            "validate_perspective",
+            json!({"perspective_id": p, "class_name": 3}),
+            false,
+        ),
         ("list_perspectives", json!({}), true),
         ("list_perspectives", json!({"limit": 3}), false),
     ];
@@ -659,6 +675,26 @@ fn example_results_match_the_output_schemas() {
             json!({"erased": {"links": 7, "instances": 1, "pages": "all"}, "remaining": [], "complete": true}),
             false,
         ),
+        (
+            "validate_perspective",
+            json!({"conforms": false, "result_count": 2, "results": [
+            {"focus_node": t, "path": "todo://priority", "value": "literal:number:9",
+                "constraint": "sh:MaxInclusiveConstraintComponent", "severity": "sh:Violation",
+                "message": "out of range: must be <= 5", "shape": "todo://TaskShape#priority"},
+            {"focus_node": t, "path": "todo://title", "value": null, "constraint": "sh:MinCountConstraintComponent",
+                "severity": "sh:Violation", "message": "too few values: at least 1", "shape": "todo://TaskShape#title"}]}),
+            true,
+        ),
+        (
+            "validate_perspective",
+            json!({"conforms": true, "result_count": 0, "results": []}),
+            true,
+        ),
+        (
+            "validate_perspective",
+            json!({"conforms": true, "result_count": 0, "results": [{"focus_node": t}]}),
+            false,
+        ),
     ];
     for (name, result, ok) in cases {
         let tool = find(name);
@@ -677,6 +713,7 @@ fn annotations_say_which_tools_read_delete_or_overwrite() {
         "get_children",
         "get_my_did",
         "auth_status",
+        "validate_perspective",
     ];
     let delete = ["instance_remove", "forget", "instance_remove_from_collection"];
     let overwrite = ["instance_update", "add_model"];

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 use self::guard::{Accepts, Guard, Refused, json_response};
 use self::sessions::BoundedSessions;
 use super::McpServer;
+use super::auth::ClientAddr;
 use super::framing::{self, INVALID_REQUEST};
 
 /// How the HTTP transport listens and what it lets through.
@@ -90,7 +91,8 @@ pub async fn serve_listener(
     refuse_open_bind(options.addr, &server)?;
     let app = router(server, &options, shutdown.child_token());
     tracing::info!(kind = "listen", addr = %options.addr, sessions = options.sessions, "MCP over HTTP at http://{}/mcp", options.addr);
-    axum::serve(listener, app)
+    // The peer's address reaches the handler (rate limits of multi-user mode) as ConnectInfo.
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(shutdown.cancelled_owned())
         .await
 }
@@ -136,7 +138,8 @@ pub fn router(server: McpServer, options: &HttpOptions, ct: CancellationToken) -
     let service = |json: bool| {
         let server = server.clone();
         StreamableHttpService::new(
-            move || Ok(server.clone()),
+            // Each session (or stateless request) gets a server with its own session slot.
+            move || Ok(server.for_session()),
             sessions.clone(),
             config.clone().with_json_response(json),
         )
@@ -213,6 +216,15 @@ async fn mcp(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
+    // The peer's address, for the handler's rate limits (absent when the router is served
+    // without connect info).
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    if let Some(ip) = peer {
+        parts.extensions.insert(ClientAddr(ip));
+    }
     let request = Request::from_parts(parts, Body::from(bytes));
     let service = if accepts.json { &shared.json } else { &shared.sse };
     let response = service.handle(request).await.map(Body::new);

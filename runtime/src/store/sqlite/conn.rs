@@ -92,6 +92,7 @@ impl ReadPool {
         let conn = Connection::open_with_flags(&self.path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.pragma_update(None, "query_only", "ON")?;
+        conn.pragma_update(None, "secure_delete", "ON")?;
         Ok(conn)
     }
 

@@ -4,18 +4,22 @@
 //! it from `BEGIN IMMEDIATE` to `COMMIT`), and a small pool of read connections whose
 //! [`ReadTx`]s each see one snapshot. An in-memory store reads through its writer connection.
 //! Each write transaction that adds links is signed by the node's Ed25519 key, generated on
-//! first open and kept in the database; the store's DID is that key's `did:key`.
+//! first open and kept in the database; the store's DID is that key's `did:key`. In multi-user
+//! mode a user's transactions are signed by that user's key ([`LinkStore::write_as`]), and the
+//! same database keeps the accounts (`users`, [`UserStore`](crate::store::UserStore)).
 //!
 //! [`WriteTx`]: crate::store::WriteTx
 //! [`ReadTx`]: crate::store::ReadTx
 
 mod conn;
+mod erase;
 mod queries;
 mod schema;
 mod signing;
 #[cfg(test)]
 mod tests;
 mod tx;
+mod users;
 mod verify;
 
 use std::fmt;
@@ -67,6 +71,8 @@ impl SqliteStore {
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        // Deleted content is overwritten with zeros, so that forget leaves nothing in free space.
+        conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(SqliteStore {
@@ -81,6 +87,7 @@ impl SqliteStore {
     pub fn open_in_memory(clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;
         Ok(SqliteStore {
             writer: Writer::new(conn),
@@ -109,13 +116,21 @@ impl LinkStore for SqliteStore {
         )?))
     }
 
+    fn write_as<'a>(&'a self, author: &'a crate::store::AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError> {
+        Ok(Box::new(SqliteWriteTx::begin(
+            &self.writer,
+            author,
+            self.clock.as_ref(),
+        )?))
+    }
+
     fn did(&self) -> &str {
         self.key.did()
     }
 
     fn verify(&self) -> Result<VerifyReport, StoreError> {
         let tx = self.begin_read()?;
-        verify::verify(tx.conn())
+        verify::verify(tx.conn(), self.key.did())
     }
 }
 

@@ -6,11 +6,11 @@ use super::signing::NodeKey;
 use crate::store::StoreError;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -61,6 +61,30 @@ CREATE TABLE models (
     registered INTEGER NOT NULL,
     PRIMARY KEY (perspective, class_name)
 );
+";
+
+/// Multi-user mode: accounts and the pending codes of email verification. A user's secret key
+/// is kept unencrypted at rest, as the node key is in `meta`: the database file is the secret.
+/// Emails are stored normalised (trimmed, lower case); `code_mac` is an HMAC of a code, never
+/// the code.
+const V2: &str = "
+CREATE TABLE users (
+    id INTEGER PRIMARY KEY,
+    did TEXT UNIQUE NOT NULL,
+    email TEXT UNIQUE NOT NULL,
+    password_hash TEXT NOT NULL,
+    secret_key BLOB NOT NULL,
+    verified INTEGER NOT NULL,
+    created INTEGER NOT NULL
+);
+CREATE TABLE email_codes (
+    email TEXT NOT NULL,
+    purpose TEXT NOT NULL,
+    code_mac BLOB NOT NULL,
+    expires INTEGER NOT NULL,
+    attempts_left INTEGER NOT NULL,
+    PRIMARY KEY (email, purpose)
+) WITHOUT ROWID;
 ";
 
 const VERSION_KEY: &str = "schema_version";

@@ -3,33 +3,18 @@
 //! A link's hash is the SHA-256 of its canonical encoding ([`link_hash`]); a transaction signs
 //! `tag ‖ author ‖ timestamp ‖ link hashes` ([`transaction_message`]) with the author's Ed25519 key.
 
-use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha256};
 
-/// Multicodec prefix of an Ed25519 public key (varint 0xed).
-const ED25519_MULTICODEC: [u8; 2] = [0xed, 0x01];
-/// `did:key:` followed by the multibase prefix of base58btc.
-const DID_KEY_PREFIX: &str = "did:key:z";
 const LINK_TAG: &[u8] = b"shacl-mcp/link/v1";
 const TRANSACTION_TAG: &[u8] = b"shacl-mcp/transaction/v1";
 
 /// Length of one link hash; a transaction's `link_hashes` is a concatenation of them.
 pub const HASH_LEN: usize = 32;
 
-/// The `did:key` of an Ed25519 public key: `did:key:z` + base58btc(0xed 0x01 ‖ key).
-pub fn did_key(public: &[u8; 32]) -> String {
-    let mut bytes = Vec::with_capacity(ED25519_MULTICODEC.len() + public.len());
-    bytes.extend_from_slice(&ED25519_MULTICODEC);
-    bytes.extend_from_slice(public);
-    format!("{DID_KEY_PREFIX}{}", bs58::encode(bytes).into_string())
-}
-
-/// The Ed25519 public key of a `did:key`; `None` when it is not an Ed25519 did:key.
-pub fn public_key_from_did(did: &str) -> Option<[u8; 32]> {
-    let encoded = did.strip_prefix(DID_KEY_PREFIX)?;
-    let bytes = bs58::decode(encoded).into_vec().ok()?;
-    bytes.strip_prefix(&ED25519_MULTICODEC[..])?.try_into().ok()
-}
+/// The node's key is an author key like any other.
+pub(super) use crate::store::AuthorKey as NodeKey;
+pub use crate::store::keys::{did_key, public_key_from_did};
 
 /// The fields of a stored link that its hash covers.
 #[derive(Clone, Copy)]
@@ -92,39 +77,6 @@ pub(super) fn verify_transaction(
     let message = transaction_message(author, timestamp, link_hashes);
     key.verify_strict(&message, &Signature::from_bytes(&signature))
         .map_err(|_| "its signature does not verify")
-}
-
-/// The node's signing key and its DID.
-pub(super) struct NodeKey {
-    signing: SigningKey,
-    did: String,
-}
-
-impl NodeKey {
-    pub fn from_secret(secret: &[u8; 32]) -> Self {
-        let signing = SigningKey::from_bytes(secret);
-        let did = did_key(signing.verifying_key().as_bytes());
-        NodeKey { signing, did }
-    }
-
-    /// A fresh key from the operating system's randomness.
-    pub fn generate() -> Result<Self, getrandom::Error> {
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret)?;
-        Ok(Self::from_secret(&secret))
-    }
-
-    pub fn secret(&self) -> [u8; 32] {
-        self.signing.to_bytes()
-    }
-
-    pub fn did(&self) -> &str {
-        &self.did
-    }
-
-    pub fn sign(&self, message: &[u8]) -> [u8; 64] {
-        self.signing.sign(message).to_bytes()
-    }
 }
 
 #[cfg(test)]

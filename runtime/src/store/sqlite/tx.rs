@@ -7,10 +7,12 @@
 use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
+use super::erase;
 use super::queries::{self, pattern_clause};
 use super::signing::{HASH_LEN, LinkFields, NodeKey, link_hash, transaction_message};
 use crate::store::{
-    Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel, WriteTx,
+    Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel, WalState,
+    WriteTx,
 };
 
 enum ReadConn<'a> {
@@ -181,6 +183,13 @@ macro_rules! reads_through_conn {
             fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
                 queries::models(self.conn(), perspective)
             }
+            fn count_links_elsewhere(
+                &self,
+                except: &str,
+                pattern: LinkPattern<'_>,
+            ) -> Result<Vec<(Perspective, u64)>, StoreError> {
+                erase::count_links_elsewhere(self.conn(), except, pattern)
+            }
         }
     };
 }
@@ -306,5 +315,25 @@ impl WriteTx for SqliteWriteTx<'_> {
         self.conn.execute_batch("COMMIT")?;
         self.committed = true;
         Ok(())
+    }
+
+    fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
+        erase::erase_links(&self.conn, self.key, perspective, patterns)
+    }
+
+    fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
+        erase::erase_perspective(&self.conn, self.key, perspective)
+    }
+
+    fn commit_erasure(mut self: Box<Self>) -> Result<WalState, StoreError> {
+        if self.tx_id.is_some() {
+            // Dropping it rolls everything back.
+            return Err(StoreError::Database(
+                "an erasure writes no links: commit this transaction with commit".into(),
+            ));
+        }
+        self.conn.execute_batch("COMMIT")?;
+        self.committed = true;
+        Ok(erase::truncate_wal(&self.conn))
     }
 }

@@ -1,21 +1,24 @@
-//! [`LinkStore::verify`](crate::store::LinkStore::verify): every transaction's signature, and every
-//! surviving link against the hashes its transaction signed.
+//! [`LinkStore::verify`](crate::store::LinkStore::verify): every transaction's signature (or the
+//! node's redaction of it after `forget`, see `erase`), and every surviving link against the hashes
+//! its transaction signed.
 
 use std::collections::HashSet;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::signing::{HASH_LEN, LinkFields, link_hash, verify_transaction};
+use super::erase::verify_signature;
+use super::signing::{HASH_LEN, LinkFields, link_hash};
 use crate::store::{StoreError, VerifyReport};
 
-pub(super) fn verify(conn: &Connection) -> Result<VerifyReport, StoreError> {
+/// `node` is the store's own DID, the only key whose redactions (`forget`) are accepted.
+pub(super) fn verify(conn: &Connection, node: &str) -> Result<VerifyReport, StoreError> {
     let mut report = VerifyReport::default();
-    verify_transactions(conn, &mut report)?;
+    verify_transactions(conn, node, &mut report)?;
     verify_links(conn, &mut report)?;
     Ok(report)
 }
 
-fn verify_transactions(conn: &Connection, report: &mut VerifyReport) -> Result<(), StoreError> {
+fn verify_transactions(conn: &Connection, node: &str, report: &mut VerifyReport) -> Result<(), StoreError> {
     let mut stmt =
         conn.prepare("SELECT id, author, timestamp, link_hashes, signature FROM transactions ORDER BY id")?;
     let mut rows = stmt.query([])?;
@@ -24,7 +27,7 @@ fn verify_transactions(conn: &Connection, report: &mut VerifyReport) -> Result<(
         let id: i64 = row.get(0)?;
         let (author, timestamp): (String, i64) = (row.get(1)?, row.get(2)?);
         let (hashes, signature): (Vec<u8>, Vec<u8>) = (row.get(3)?, row.get(4)?);
-        if let Err(problem) = verify_transaction(&author, timestamp, &hashes, &signature) {
+        if let Err(problem) = verify_signature(node, &author, timestamp, &hashes, &signature) {
             report.failures.push(format!("transaction {id}: {problem}"));
         } else if hashes.len() % HASH_LEN != 0 {
             report.failures.push(format!(

@@ -172,19 +172,26 @@ fn schema_version_is_stored_and_a_newer_one_refused() {
         let version: i64 = lock_writer(&store)
             .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(version, 1);
+        assert_eq!(version, SCHEMA_VERSION);
         lock_writer(&store)
-            .execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'", [])
+            .execute(
+                "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+                [SCHEMA_VERSION + 1],
+            )
             .unwrap();
         store.did().to_string()
     };
     match SqliteStore::open(&path, clock()) {
-        Err(StoreError::SchemaTooNew { found: 2, supported: 1 }) => {}
+        Err(StoreError::SchemaTooNew { found, supported })
+            if found == SCHEMA_VERSION + 1 && supported == SCHEMA_VERSION => {}
         other => panic!("expected SchemaTooNew, got {other:?}"),
     }
     let conn = Connection::open(&path).unwrap();
-    conn.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'", [])
-        .unwrap();
+    conn.execute(
+        "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+        [SCHEMA_VERSION],
+    )
+    .unwrap();
     drop(conn);
     assert_eq!(SqliteStore::open(&path, clock()).unwrap().did(), did);
     assert!(SqliteStore::open(Path::new(":memory:"), clock()).is_ok());

@@ -9,6 +9,7 @@ use crate::store::{Link, LinkPattern, NewLink, Order, Perspective, SourceQuery, 
 mod durability;
 mod links;
 mod sources;
+mod users;
 
 const P: &str = "perspective-1";
 const T0: i64 = 1_798_106_400_000_000;

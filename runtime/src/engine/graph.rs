@@ -1,0 +1,156 @@
+//! A perspective's links as an RDF graph for the SHACL validator: every link a triple, its
+//! target decoded (data-model.md, Links and values) into a typed RDF literal or an IRI.
+//!
+//! A target is typed as a write would have taken it: read ([`values::read`]) for a property
+//! of the subject's classes (then of any class) with that predicate, kept when the write's type
+//! check ([`super::validate::type_ok`]) passes and the spelling is of that type (text for text), and
+//! made the literal [`dna::term_for`] makes of the value: the same function that types the
+//! shapes' `sh:in` and `sh:hasValue`. Any other target is decoded by its own spelling
+//! ([`generic_term`]), so a value that a write would have refused fails `sh:datatype`.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use shacl_mcp_compiler::literal::is_iri;
+use shacl_mcp_compiler::model::{Class, Property, ValueType};
+use shacl_mcp_compiler::shacl::dna;
+use shacl_mcp_compiler::shacl::graph::show;
+use shacl_mcp_compiler::shacl::vocab::{XSD_BOOLEAN, XSD_DECIMAL, XSD_INTEGER};
+use shacl_mcp_compiler::shacl::{Graph, GraphBuilder, MemoryGraph, Term};
+
+use super::validate::type_ok;
+use super::values::{self, Decoded};
+use crate::store::{LinkPattern, ReadTx, StoreError};
+
+/// The links of one perspective as triples. Terms are shown as the links hold them (an IRI,
+/// or an encoded literal such as `literal:string:open`).
+pub struct PerspectiveGraph {
+    graph: MemoryGraph,
+    /// The link target each literal term was read from (the first one, when several).
+    written: HashMap<Term, String>,
+}
+
+impl PerspectiveGraph {
+    /// Reads every link of `perspective` in one snapshot; `classes` type the values.
+    pub fn load(tx: &dyn ReadTx, perspective: &str, classes: &[Arc<Class>]) -> Result<Self, StoreError> {
+        let links = tx.links(perspective, LinkPattern::default(), None, 0)?;
+        let markers: HashSet<(&str, &str)> = classes
+            .iter()
+            .flat_map(|c| c.marker.iter().map(|m| (m.predicate.as_str(), m.target.as_str())))
+            .collect();
+        // The marker links each node has, to tell which classes it is an instance of.
+        let mut marked: HashMap<&str, HashSet<(&str, &str)>> = HashMap::new();
+        for l in &links {
+            let pair = (l.predicate.as_str(), l.target.as_str());
+            if markers.contains(&pair) {
+                marked.entry(l.source.as_str()).or_default().insert(pair);
+            }
+        }
+        let instance_of = |node: &str, class: &Class| {
+            let have = marked.get(node);
+            class
+                .marker
+                .iter()
+                .all(|m| have.is_some_and(|h| h.contains(&(m.predicate.as_str(), m.target.as_str()))))
+        };
+        let mut readers: HashMap<&str, Vec<(&Class, &Property)>> = HashMap::new();
+        for class in classes {
+            for p in class.visible_properties().filter(|p| p.getter.is_none()) {
+                readers.entry(p.path.as_str()).or_default().push((class, p));
+            }
+        }
+        let mut builder = GraphBuilder::new();
+        let mut written = HashMap::new();
+        for l in &links {
+            let pair = (l.predicate.as_str(), l.target.as_str());
+            let object = if markers.contains(&pair) {
+                generic_term(&l.target)
+            } else {
+                let candidates = readers.get(l.predicate.as_str()).map(Vec::as_slice).unwrap_or_default();
+                let own = candidates.iter().filter(|(c, _)| instance_of(&l.source, c));
+                own.chain(candidates.iter())
+                    .find_map(|(_, p)| typed(p, &l.target))
+                    .unwrap_or_else(|| generic_term(&l.target))
+            };
+            if object.is_literal() {
+                written.entry(object.clone()).or_insert_with(|| l.target.clone());
+            }
+            builder.add(Term::iri(&l.source), Term::iri(&l.predicate), object);
+        }
+        Ok(PerspectiveGraph {
+            graph: builder.build(),
+            written,
+        })
+    }
+}
+
+/// The target as `property` reads it, when it is a value of the property's type. Stricter
+/// than the reader, as strict as a write: text properties take text (the reader also turns a
+/// `literal:number:` or an IRI into text; a write would have refused them).
+fn typed(property: &Property, target: &str) -> Option<Term> {
+    if matches!(property.value_type, ValueType::String | ValueType::DateTime(_)) {
+        let text = match values::decode(target) {
+            Decoded::String(_) => true,
+            Decoded::Iri(s) => !is_iri(&s),
+            Decoded::Number(_) | Decoded::Boolean(_) => false,
+        };
+        if !text {
+            return None;
+        }
+    }
+    let value = values::read(property, target)?;
+    type_ok(property.value_type, &value)
+        .then(|| dna::term_for(property, &value))
+        .flatten()
+}
+
+/// A target by its own spelling: `literal:string:` an `xsd:string`, `literal:number:` an
+/// `xsd:integer` (whole) or `xsd:decimal`, `literal:boolean:` an `xsd:boolean`; an IRI itself;
+/// any other text an `xsd:string`.
+pub fn generic_term(target: &str) -> Term {
+    match values::decode(target) {
+        Decoded::String(s) => Term::string(s),
+        Decoded::Number(n) => match n.as_i64() {
+            Some(i) => Term::typed(i.to_string(), XSD_INTEGER),
+            None => Term::typed(format!("{}", n.as_f64().unwrap_or_default()), XSD_DECIMAL),
+        },
+        Decoded::Boolean(b) => Term::typed(b.to_string(), XSD_BOOLEAN),
+        Decoded::Iri(s) if is_iri(&s) => Term::iri(&s),
+        Decoded::Iri(s) => Term::string(s),
+    }
+}
+
+impl Graph for PerspectiveGraph {
+    fn objects(&self, subject: &Term, predicate: &str) -> Vec<Term> {
+        self.graph.objects(subject, predicate)
+    }
+
+    fn subjects(&self, predicate: &str, object: &Term) -> Vec<Term> {
+        self.graph.subjects(predicate, object)
+    }
+
+    fn outgoing(&self, subject: &Term) -> Vec<(Term, Term)> {
+        self.graph.outgoing(subject)
+    }
+
+    fn subjects_with(&self, predicate: &str) -> Vec<Term> {
+        self.graph.subjects_with(predicate)
+    }
+
+    fn objects_with(&self, predicate: &str) -> Vec<Term> {
+        self.graph.objects_with(predicate)
+    }
+
+    fn contains(&self, subject: &Term, predicate: &str, object: &Term) -> bool {
+        self.graph.contains(subject, predicate, object)
+    }
+
+    fn position(&self, term: &Term) -> Option<usize> {
+        self.graph.position(term)
+    }
+
+    /// As the link holds it: `literal:string:open`, `literal:number:3`, an IRI.
+    fn show(&self, term: &Term) -> String {
+        self.written.get(term).cloned().unwrap_or_else(|| show(term))
+    }
+}

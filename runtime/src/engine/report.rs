@@ -1,0 +1,28 @@
+//! validate_perspective: a SHACL validation report over a whole perspective, its links (the
+//! ones `add_link` wrote too) against the shapes of the fixed DNA and the models added there.
+
+use serde_json::Value;
+use shacl_mcp_compiler::model::Class;
+use shacl_mcp_compiler::shacl::{dna, validate};
+
+use super::Engine;
+use super::error::ToolError;
+use super::graph::{PerspectiveGraph, generic_term};
+
+impl Engine {
+    /// `{ conforms, result_count, results: [{ focus_node, path, value, constraint, severity,
+    /// message, shape }] }` for every class of the perspective, or only `class_name`'s.
+    pub fn validate_perspective(&self, perspective: &str, class_name: Option<&str>) -> Result<Value, ToolError> {
+        let tx = self.store.read()?;
+        self.require_perspective(&*tx, perspective)?;
+        let classes = self.classes(&*tx, perspective)?;
+        let only = match class_name {
+            Some(name) => Some(self.class(&*tx, perspective, name)?.name.clone()),
+            None => None,
+        };
+        let graph = PerspectiveGraph::load(&*tx, perspective, &classes)?;
+        let refs: Vec<&Class> = classes.iter().map(|c| &**c).collect();
+        let shapes = dna::shapes(&refs, only.as_deref(), &generic_term);
+        Ok(validate(&graph, &shapes).to_json(&graph))
+    }
+}
