@@ -28,15 +28,24 @@ fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
 
 #[test]
 fn recursive_shapes_terminate() {
-    let text = "
+    let mutual = "
         ex:Person a sh:NodeShape ; sh:targetNode ex:a ;
             sh:node ex:Person ;
             sh:property [ sh:path ex:knows ; sh:node ex:Person ; sh:minCount 1 ] .
         ex:a ex:knows ex:b . ex:b ex:knows ex:a .
         ex:Odd a sh:NodeShape ; sh:targetNode ex:c ; sh:not ex:Odd .";
+    // A property shape that is its own sh:property, over a cycle in the data.
+    let own_property = "
+        ex:S a sh:NodeShape ; sh:targetNode ex:a ; sh:property ex:P .
+        ex:P sh:path ex:knows ; sh:property ex:P ; sh:class ex:Person .
+        ex:a ex:knows ex:b . ex:b ex:knows ex:a .";
+    assert_eq!(
+        run(own_property),
+        pairs(&[("http://ex/a", "Class"), ("http://ex/b", "Class")])
+    );
     // SHACL leaves recursion undefined; what matters is that it ends (here the inner check of
     // ex:Odd for ex:c, reached again, is taken to conform).
-    assert_eq!(run(text), pairs(&[]));
+    assert_eq!(run(mutual), pairs(&[]));
 }
 
 #[test]
@@ -175,4 +184,111 @@ fn text_report_reads_like_compiler_errors() {
         "{text}"
     );
     assert!(text.contains(" (an inline shape)\n"), "{text}");
+}
+
+mod no_panic {
+    use proptest::prelude::*;
+
+    use super::{MemoryGraph, PREFIXES, Shapes, validate};
+
+    const NODES: &[&str] = &["ex:s0", "ex:s1", "ex:s2", "_:b0", "_:b1", "ex:C", "sh:IRI", "rdf:nil"];
+    const PREDICATES: &[&str] = &[
+        "a",
+        "sh:targetNode",
+        "sh:targetClass",
+        "sh:targetSubjectsOf",
+        "sh:targetObjectsOf",
+        "sh:path",
+        "sh:property",
+        "sh:node",
+        "sh:not",
+        "sh:and",
+        "sh:or",
+        "sh:xone",
+        "sh:class",
+        "sh:datatype",
+        "sh:nodeKind",
+        "sh:minCount",
+        "sh:maxCount",
+        "sh:minInclusive",
+        "sh:maxExclusive",
+        "sh:minLength",
+        "sh:pattern",
+        "sh:flags",
+        "sh:languageIn",
+        "sh:uniqueLang",
+        "sh:equals",
+        "sh:disjoint",
+        "sh:lessThan",
+        "sh:qualifiedValueShape",
+        "sh:qualifiedMinCount",
+        "sh:qualifiedValueShapesDisjoint",
+        "sh:closed",
+        "sh:ignoredProperties",
+        "sh:hasValue",
+        "sh:in",
+        "sh:inversePath",
+        "sh:zeroOrMorePath",
+        "sh:alternativePath",
+        "sh:deactivated",
+        "sh:severity",
+        "rdf:first",
+        "rdf:rest",
+        "ex:p",
+        "rdfs:subClassOf",
+    ];
+    const OBJECTS: &[&str] = &[
+        "ex:s0",
+        "ex:s1",
+        "ex:s2",
+        "_:b0",
+        "_:b1",
+        "ex:C",
+        "ex:p",
+        "sh:IRI",
+        "sh:NodeShape",
+        "rdfs:Class",
+        "rdf:nil",
+        "xsd:integer",
+        "1",
+        "-3",
+        "\"x\"",
+        "\"(\"",
+        "\"a\"@en",
+        "true",
+        "\"2002-10-10\"^^xsd:date",
+        "( ex:s0 ex:s1 )",
+        "( ex:p [ sh:inversePath ex:p ] )",
+        "( )",
+        "[ sh:zeroOrMorePath ex:p ]",
+    ];
+
+    fn triple() -> impl Strategy<Value = String> {
+        (
+            prop::sample::select(NODES),
+            prop::sample::select(PREDICATES),
+            prop::sample::select(OBJECTS),
+        )
+            .prop_map(|(s, p, o)| format!("{s} {p} {o} ."))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        /// Any graph, used as both shapes and data: reading the shapes and validating end,
+        /// without a panic.
+        #[test]
+        fn any_shapes_graph_validates_or_is_refused(triples in prop::collection::vec(triple(), 1..24)) {
+            let text = format!(
+                "{PREFIXES}@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .\n\
+                 @prefix rdfs: <http://www.w3.org/2000/01/rdf-schema#> .\n{}",
+                triples.join("\n")
+            );
+            let g = MemoryGraph::read_turtle(text.as_bytes(), None).expect("generated Turtle parses");
+            if let Ok(shapes) = Shapes::from_graph(&g) {
+                let report = validate(&g, &shapes);
+                let _ = (report.to_turtle(), report.to_json(&g), report.to_text("x", g.prefixes()));
+            }
+        }
+    }
 }

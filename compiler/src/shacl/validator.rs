@@ -342,7 +342,15 @@ impl Validator<'_> {
             }
             Constraint::Property(other) => {
                 for v in values {
+                    // A property shape reached again for the same node (a shape that is its
+                    // own sh:property over cyclic data) adds nothing new: stop there.
+                    let key = (*other, v.clone());
+                    if !self.active.insert(key.clone()) {
+                        self.assumed += 1;
+                        continue;
+                    }
                     self.validate_shape(*other, v, sink);
+                    self.active.remove(&key);
                     if sink.done() {
                         return;
                     }
