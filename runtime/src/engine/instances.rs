@@ -11,7 +11,7 @@ use super::error::{Envelope, Problem, Subject, ToolError};
 use super::object::{instance_object, is_instance, links_of};
 use super::validate::{Item, Mode, RefState, ReferenceCheck, check_single, check_values, interpret_item, with_type};
 use super::{Engine, values};
-use crate::store::{LinkPattern, ReadTx, StoreError};
+use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
 impl Engine {
     /// `instance_create`.
@@ -176,47 +176,48 @@ impl Engine {
         collection: &str,
         item: &Value,
     ) -> Result<Value, ToolError> {
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let class = self.class(&*tx, perspective, class_name)?;
-        self.require_instance(&*tx, perspective, &class, base_uri)?;
-        let p = self.collection_item_check(&*tx, perspective, &class, collection, item)?;
-        let target = values::encode(p, item);
-        let present = LinkPattern {
-            source: Some(base_uri),
-            predicate: Some(&p.path),
-            target: Some(&target),
-        };
-        let mut result = Map::new();
-        result.insert("success".into(), true.into());
-        result.insert("class_name".into(), class.name.clone().into());
-        result.insert("base_uri".into(), base_uri.into());
-        result.insert("collection".into(), p.name.clone().into());
-        if tx.count_links(perspective, present)? > 0 {
-            result.insert("links_added".into(), 0.into());
-            result.insert("already_member".into(), true.into());
-            return Ok(Value::Object(result));
-        }
-        if let Some(max) = p.max_count {
-            let all = LinkPattern {
-                source: Some(base_uri),
-                predicate: Some(&p.path),
-                target: None,
-            };
-            if tx.count_links(perspective, all)? >= max {
-                let problem =
-                    with_type(p, Problem::new(&p.name, format!("too many values: at most {max}"))).received(item);
-                return Err(class_envelope(&class, vec![problem]));
-            }
-        }
-        let mut run = Runner::new(&mut *tx, perspective, base_uri);
-        for action in &p.adder {
-            run.run(action, &|t| (t == "value").then(|| target.clone()))?;
-        }
-        let added = run.links_added;
-        tx.commit()?;
-        result.insert("links_added".into(), added.into());
-        Ok(Value::Object(result))
+        self.with_collection_item(
+            perspective,
+            class_name,
+            base_uri,
+            collection,
+            item,
+            |tx, class, p, target| {
+                let present = LinkPattern {
+                    source: Some(base_uri),
+                    predicate: Some(&p.path),
+                    target: Some(&target),
+                };
+                let mut result = Map::new();
+                result.insert("success".into(), true.into());
+                result.insert("class_name".into(), class.name.clone().into());
+                result.insert("base_uri".into(), base_uri.into());
+                result.insert("collection".into(), p.name.clone().into());
+                if tx.count_links(perspective, present)? > 0 {
+                    result.insert("links_added".into(), 0.into());
+                    result.insert("already_member".into(), true.into());
+                    return Ok(Value::Object(result));
+                }
+                if let Some(max) = p.max_count {
+                    let all = LinkPattern {
+                        source: Some(base_uri),
+                        predicate: Some(&p.path),
+                        target: None,
+                    };
+                    if tx.count_links(perspective, all)? >= max {
+                        let problem = with_type(p, Problem::new(&p.name, format!("too many values: at most {max}")))
+                            .received(item);
+                        return Err(class_envelope(class, vec![problem]));
+                    }
+                }
+                let mut run = Runner::new(tx, perspective, base_uri);
+                for action in &p.adder {
+                    run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+                }
+                result.insert("links_added".into(), run.links_added.into());
+                Ok(Value::Object(result))
+            },
+        )
     }
 
     /// `instance_remove_from_collection`.
@@ -228,25 +229,50 @@ impl Engine {
         collection: &str,
         item: &Value,
     ) -> Result<Value, ToolError> {
+        self.with_collection_item(
+            perspective,
+            class_name,
+            base_uri,
+            collection,
+            item,
+            |tx, class, p, target| {
+                let mut run = Runner::new(tx, perspective, base_uri);
+                for action in &p.remover {
+                    run.run(action, &|t| (t == "value").then(|| target.clone()))?;
+                }
+                Ok(json!({
+                    "success": true,
+                    "class_name": class.name,
+                    "base_uri": base_uri,
+                    "collection": p.name,
+                    "links_removed": run.links_removed,
+                }))
+            },
+        )
+    }
+
+    /// The shared part of adding and removing a collection item, in one write transaction:
+    /// perspective, class, instance, the collection and the item checked, the item encoded;
+    /// `body` writes, and the transaction commits when it succeeds.
+    #[allow(clippy::too_many_arguments)]
+    fn with_collection_item(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+        body: impl FnOnce(&mut dyn WriteTx, &Class, &Property, String) -> Result<Value, ToolError>,
+    ) -> Result<Value, ToolError> {
         let mut tx = self.write()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
         self.require_instance(&*tx, perspective, &class, base_uri)?;
         let p = self.collection_item_check(&*tx, perspective, &class, collection, item)?;
         let target = values::encode(p, item);
-        let mut run = Runner::new(&mut *tx, perspective, base_uri);
-        for action in &p.remover {
-            run.run(action, &|t| (t == "value").then(|| target.clone()))?;
-        }
-        let removed = run.links_removed;
+        let result = body(&mut *tx, &class, p, target)?;
         tx.commit()?;
-        Ok(json!({
-            "success": true,
-            "class_name": class.name,
-            "base_uri": base_uri,
-            "collection": p.name,
-            "links_removed": removed,
-        }))
+        Ok(result)
     }
 
     /// `instance_remove`: the destructors, then every link in or out of the instance.
