@@ -28,7 +28,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 pub use jwt::{Claims, JwtKey, TokenRefusal};
-pub use limits::{Limit, Limits};
+pub use limits::{EventLog, Limit, Limits};
 pub use mail::{DEFAULT_FROM, Mail, Mailer};
 pub use password::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
 pub use secret::{JWT_SECRET_ENV, MIN_SECRET_LEN, load as load_jwt_secret, secret_file};
@@ -160,6 +160,18 @@ impl Accounts {
             options,
             keys: Mutex::default(),
         })
+    }
+
+    /// Keeps the rate limits' events in `log`, shared by every node that uses it (several
+    /// nodes on one database), instead of in this process.
+    pub fn share_limits(mut self, log: Arc<dyn EventLog>) -> Accounts {
+        let limits = self.options.limits;
+        let shared = |limit, name| Counter::shared(limit, log.clone(), name, self.clock.clone());
+        self.failures_by_account = shared(limits.failures_per_account, "failures-by-account");
+        self.failures_by_address = shared(limits.failures_per_address, "failures-by-address");
+        self.sends_by_account = shared(limits.sends_per_account, "sends-by-account");
+        self.sends_by_address = shared(limits.sends_per_address, "sends-by-address");
+        self
     }
 
     pub fn email_verification(&self) -> bool {

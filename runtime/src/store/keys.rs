@@ -40,6 +40,14 @@ impl AuthorKey {
         AuthorKey { signing, did }
     }
 
+    /// A key from the 32 secret bytes a store kept; `what` names it in the error.
+    pub(crate) fn from_stored(secret: &[u8], what: &str) -> Result<Self, super::StoreError> {
+        let secret: [u8; 32] = secret
+            .try_into()
+            .map_err(|_| super::StoreError::Database(format!("{what} in the database is not 32 bytes")))?;
+        Ok(Self::from_secret(&secret))
+    }
+
     /// A fresh key from the operating system's randomness.
     pub fn generate() -> Result<Self, getrandom::Error> {
         let mut secret = [0u8; 32];
@@ -47,9 +55,9 @@ impl AuthorKey {
         Ok(Self::from_secret(&secret))
     }
 
-    /// The secret key's 32 bytes, for the store to keep. The SQLite store keeps them
-    /// unencrypted at rest (the node key in `meta`, users' keys in `users`): whoever can read
-    /// the database file can sign as any of them.
+    /// The secret key's 32 bytes, for the store to keep. The SQLite and PostgreSQL stores keep
+    /// them unencrypted at rest (the node key in `meta`, users' keys in `users`): whoever can read
+    /// the database can sign as any of them.
     pub fn secret(&self) -> [u8; 32] {
         self.signing.to_bytes()
     }

@@ -2,11 +2,23 @@
 //!
 //! The interface speaks of perspectives and links, never of classes: instance semantics live in
 //! [`crate::engine`]. A tool call is one [`WriteTx`]; dropping it without [`WriteTx::commit`]
-//! rolls everything back. [`sqlite::SqliteStore`] is the embedded default.
+//! rolls everything back. [`sqlite::SqliteStore`] is the embedded default;
+//! [`postgres::PostgresStore`] lets several nodes share one PostgreSQL database.
+//!
+//! What the two stores share lives here once: the signed encodings ([`signing`]), the redaction of
+//! signed lists on erasure ([`redaction`]), the checks of [`LinkStore::verify`] ([`verify`]) and
+//! the SQL text both build alike ([`sql`]).
 
 pub mod keys;
+pub mod postgres;
+mod redaction;
+mod signing;
+mod sql;
 pub mod sqlite;
+#[cfg(test)]
+mod tests;
 mod users;
+mod verify;
 
 use std::fmt;
 
@@ -123,6 +135,11 @@ pub enum WalState {
     NoWal,
     /// Readers kept the checkpoint from finishing: the log may still hold earlier pages.
     NotTruncated { reason: String },
+    /// A database server keeps the log (PostgreSQL): the store can neither checkpoint nor truncate
+    /// it. The server's write-ahead log, its archives, replicas and backups keep the erased rows
+    /// as long as the operator has them kept, and the rows' old versions stay in the tables' free
+    /// space until vacuum reuses it.
+    ServerManaged,
 }
 
 /// Reads within one consistent snapshot.
@@ -176,8 +193,9 @@ pub trait WriteTx: ReadTx {
     /// row of it, and the perspective itself.
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError>;
     /// Commits an erasure (a transaction that wrote no links), then has the freed storage
-    /// overwritten: the store deletes securely, and the write-ahead log is checkpointed and
-    /// truncated (retried briefly while readers hold it).
+    /// overwritten where the store can: SQLite deletes securely, and its write-ahead log is
+    /// checkpointed and truncated (retried briefly while readers hold it). A database server
+    /// keeps its own log and free space ([`WalState::ServerManaged`]).
     fn commit_erasure(self: Box<Self>) -> Result<WalState, StoreError>;
 }
 

@@ -2,6 +2,8 @@
 //! one-time codes of email verification. Beside the link store, not part of it: a store that
 //! serves single-user mode only need not implement it.
 
+use subtle::ConstantTimeEq;
+
 use super::{AuthorKey, StoreError};
 
 /// A user to create.
@@ -63,4 +65,43 @@ pub trait UserStore: Send + Sync {
     /// Checks a code's `mac` (in constant time): a match uses it up, a miss costs one attempt,
     /// an expired code is dropped. One transaction.
     fn check_code(&self, email: &str, purpose: &str, mac: &[u8], now: i64) -> Result<CodeCheck, StoreError>;
+}
+
+/// What a store does with a pending code after [`judge_code`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CodeUpdate {
+    Keep,
+    Delete,
+    SetAttemptsLeft(u32),
+}
+
+/// The rule of [`UserStore::check_code`] over the pending code (`code_mac`, `expires`,
+/// `attempts_left`), if any: the answer, and what becomes of the code. The store runs both in
+/// one transaction.
+pub(crate) fn judge_code(pending: Option<(&[u8], i64, u32)>, mac: &[u8], now: i64) -> (CodeCheck, CodeUpdate) {
+    let Some((stored, expires, attempts_left)) = pending else {
+        return (CodeCheck::Missing, CodeUpdate::Keep);
+    };
+    if expires <= now || attempts_left == 0 {
+        return (CodeCheck::Missing, CodeUpdate::Delete);
+    }
+    if bool::from(stored.ct_eq(mac)) {
+        return (CodeCheck::Accepted, CodeUpdate::Delete);
+    }
+    let attempts_left = attempts_left - 1;
+    let update = if attempts_left == 0 {
+        CodeUpdate::Delete
+    } else {
+        CodeUpdate::SetAttemptsLeft(attempts_left)
+    };
+    (CodeCheck::Wrong { attempts_left }, update)
+}
+
+/// A user's key from its stored secret, checked against the DID it is stored under.
+pub(crate) fn stored_user_key(did: &str, secret: &[u8]) -> Result<AuthorKey, StoreError> {
+    let key = AuthorKey::from_stored(secret, "a user's key")?;
+    if key.did() != did {
+        return Err(StoreError::Database("a user's key does not match their DID".into()));
+    }
+    Ok(key)
 }

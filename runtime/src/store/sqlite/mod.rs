@@ -15,7 +15,6 @@ mod conn;
 mod erase;
 mod queries;
 mod schema;
-mod signing;
 #[cfg(test)]
 mod tests;
 mod tx;
@@ -28,23 +27,22 @@ use std::sync::Arc;
 
 use rusqlite::{Connection, OpenFlags};
 
-pub use queries::HAS_CHILD;
+pub use crate::store::keys::{did_key, public_key_from_did};
+pub use crate::store::sql::HAS_CHILD;
 pub use schema::SCHEMA_VERSION;
-pub use signing::{did_key, public_key_from_did};
 
 use conn::{BUSY_TIMEOUT, ReadPool, Writer};
-use signing::NodeKey;
 use tx::{SqliteReadTx, SqliteWriteTx};
 
 use crate::clock::Clock;
-use crate::store::{LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
+use crate::store::{AuthorKey, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
 
 /// A [`LinkStore`] in one SQLite database.
 pub struct SqliteStore {
     writer: Writer,
     /// Read connections to the file; `None` in memory, where reads use the writer.
     readers: Option<ReadPool>,
-    key: NodeKey,
+    key: AuthorKey,
     clock: Arc<dyn Clock>,
 }
 
@@ -116,7 +114,7 @@ impl LinkStore for SqliteStore {
         )?))
     }
 
-    fn write_as<'a>(&'a self, author: &'a crate::store::AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError> {
+    fn write_as<'a>(&'a self, author: &'a AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError> {
         Ok(Box::new(SqliteWriteTx::begin(
             &self.writer,
             author,

@@ -5,10 +5,8 @@
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row};
 
+use crate::store::sql::{self, SQLITE};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
-
-/// The predicate of the parent edge that `SourceQuery::child_of` follows.
-pub const HAS_CHILD: &str = "ad4m://has_child";
 
 /// The row id of a perspective, or [`StoreError::NoPerspective`].
 pub(super) fn perspective_id(conn: &Connection, uuid: &str) -> Result<i64, StoreError> {
@@ -38,22 +36,18 @@ pub(super) fn perspective(conn: &Connection, uuid: &str) -> Result<Option<Perspe
     Ok(stmt.query_row([uuid], perspective_row).optional()?)
 }
 
-/// `perspective = ?1` and one `column = ?n` per given part of the pattern, with its parameters
-/// after `perspective`.
-pub(super) fn pattern_clause<'p>(perspective: &'p i64, pattern: &'p LinkPattern<'_>) -> (String, Vec<&'p dyn ToSql>) {
-    let mut clause = String::from("perspective = ?1");
-    let mut params: Vec<&dyn ToSql> = vec![perspective];
-    for (column, value) in [
-        ("source", &pattern.source),
-        ("predicate", &pattern.predicate),
-        ("target", &pattern.target),
-    ] {
-        if let Some(value) = value {
-            params.push(value);
-            clause.push_str(&format!(" AND {column} = ?{}", params.len()));
-        }
-    }
-    (clause, params)
+/// `perspective = ?1` and one `column = ?n` per given part of the pattern
+/// ([`sql::pattern_clause`]), with its text values.
+pub(super) fn pattern_clause<'p>(pattern: &LinkPattern<'p>) -> (String, Vec<&'p str>) {
+    sql::pattern_clause(pattern, SQLITE)
+}
+
+/// The perspective's row id, then `values`: the parameters of a built statement.
+pub(super) fn with_perspective<'a>(perspective: &'a i64, values: &'a [&'a str]) -> Vec<&'a dyn ToSql> {
+    let mut params: Vec<&dyn ToSql> = Vec::with_capacity(values.len() + 1);
+    params.push(perspective);
+    params.extend(values.iter().map(|value| value as &dyn ToSql));
+    params
 }
 
 pub(super) fn links(
@@ -64,7 +58,8 @@ pub(super) fn links(
     offset: u64,
 ) -> Result<Vec<Link>, StoreError> {
     let id = perspective_id(conn, perspective)?;
-    let (clause, mut params) = pattern_clause(&id, &pattern);
+    let (clause, values) = pattern_clause(&pattern);
+    let mut params = with_perspective(&id, &values);
     // SQLite: a negative LIMIT means no limit.
     let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
     let offset = i64::try_from(offset).unwrap_or(i64::MAX);
@@ -93,71 +88,18 @@ pub(super) fn links(
 
 pub(super) fn count_links(conn: &Connection, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
     let id = perspective_id(conn, perspective)?;
-    let (clause, params) = pattern_clause(&id, &pattern);
+    let (clause, values) = pattern_clause(&pattern);
+    let params = with_perspective(&id, &values);
     let count: i64 = conn
         .prepare(&format!("SELECT COUNT(*) FROM links WHERE {clause}"))?
         .query_row(&*params, |row| row.get(0))?;
     Ok(u64::try_from(count).unwrap_or(0))
 }
 
-/// The SQL of [`sources`] and its parameters after `?1` (the perspective's row id); `None` when
-/// an empty `any_of` group makes the answer empty.
-pub(super) fn sources_sql(query: &SourceQuery, order: Order) -> Option<(String, Vec<&dyn ToSql>)> {
-    let mut params: Vec<&dyn ToSql> = Vec::new();
-    let mut sets = Vec::new();
-    for (predicate, target) in &query.all_of {
-        sets.push(sources_with_link(params.len()));
-        params.push(predicate);
-        params.push(target);
-    }
-    for group in &query.any_of {
-        if group.is_empty() {
-            return None;
-        }
-        let mut alternatives = Vec::with_capacity(group.len());
-        for (predicate, target) in group {
-            alternatives.push(sources_with_link(params.len()));
-            params.push(predicate);
-            params.push(target);
-        }
-        sets.push(format!("SELECT node FROM ({})", alternatives.join(" UNION ")));
-    }
-    if let Some(parent) = &query.child_of {
-        let n = params.len() + 2;
-        sets.push(format!(
-            "SELECT DISTINCT target AS node FROM links WHERE perspective = ?1 AND source = ?{n} AND predicate = ?{}",
-            n + 1
-        ));
-        params.push(parent);
-        params.push(&HAS_CHILD);
-    }
-    let direction = match order {
-        Order::OldestFirst => "ASC",
-        Order::NewestFirst => "DESC",
-    };
-    let sql = if sets.is_empty() {
-        format!(
-            "SELECT source FROM sources WHERE perspective = ?1 ORDER BY first_ts {direction}, first_seq {direction}"
-        )
-    } else {
-        // CROSS JOIN keeps the matches as the outer loop: a primary-key probe per match, then a
-        // sort of the matches, rather than a walk over every source of the perspective.
-        format!(
-            "SELECT s.source FROM ({}) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node \
-             ORDER BY s.first_ts {direction}, s.first_seq {direction}",
-            sets.join(" INTERSECT ")
-        )
-    };
-    Some((sql, params))
-}
-
-/// Sources of a `(predicate, target)` link whose parameters follow the `pushed` ones (and ?1).
-fn sources_with_link(pushed: usize) -> String {
-    let n = pushed + 2;
-    format!(
-        "SELECT DISTINCT source AS node FROM links WHERE perspective = ?1 AND predicate = ?{n} AND target = ?{}",
-        n + 1
-    )
+/// The SQL of [`sources`] and its text parameters after `?1` (the perspective's row id); `None`
+/// when an empty `any_of` group makes the answer empty.
+pub(super) fn sources_sql(query: &SourceQuery, order: Order) -> Option<(String, Vec<&str>)> {
+    sql::sources_sql(query, order, SQLITE)
 }
 
 pub(super) fn sources(
@@ -167,10 +109,10 @@ pub(super) fn sources(
     order: Order,
 ) -> Result<Vec<String>, StoreError> {
     let id = perspective_id(conn, perspective)?;
-    let Some((sql, mut params)) = sources_sql(query, order) else {
+    let Some((sql, values)) = sources_sql(query, order) else {
         return Ok(Vec::new());
     };
-    params.insert(0, &id);
+    let params = with_perspective(&id, &values);
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map(&*params, |row| row.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -2,8 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
-use super::signing::NodeKey;
-use crate::store::StoreError;
+use crate::store::{AuthorKey, StoreError};
 
 /// The schema version this release writes and reads.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -92,7 +91,7 @@ const NODE_KEY: &str = "node_key";
 
 /// Brings the database to [`SCHEMA_VERSION`] in one transaction and returns the node key,
 /// generating it on first open.
-pub(super) fn migrate(conn: &mut Connection) -> Result<NodeKey, StoreError> {
+pub(super) fn migrate(conn: &mut Connection) -> Result<AuthorKey, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB)")?;
     let found: i64 = tx
@@ -119,14 +118,9 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<NodeKey, StoreError> {
         .query_row("SELECT value FROM meta WHERE key = ?1", [NODE_KEY], |row| row.get(0))
         .optional()?;
     let key = match stored {
-        Some(secret) => {
-            let secret: [u8; 32] = secret
-                .try_into()
-                .map_err(|_| StoreError::Database("the node key in the database is not 32 bytes".into()))?;
-            NodeKey::from_secret(&secret)
-        }
+        Some(secret) => AuthorKey::from_stored(&secret, "the node key")?,
         None => {
-            let key = NodeKey::generate()
+            let key = AuthorKey::generate()
                 .map_err(|e| StoreError::Database(format!("no randomness for the node key: {e}")))?;
             tx.execute(
                 "INSERT INTO meta (key, value) VALUES (?1, ?2)",

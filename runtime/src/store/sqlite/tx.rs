@@ -8,11 +8,11 @@ use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
 use super::erase;
-use super::queries::{self, pattern_clause};
-use super::signing::{HASH_LEN, LinkFields, NodeKey, link_hash, transaction_message};
+use super::queries::{self, pattern_clause, with_perspective};
+use crate::store::signing::TransactionSigner;
 use crate::store::{
-    Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel, WalState,
-    WriteTx,
+    AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
+    WalState, WriteTx,
 };
 
 enum ReadConn<'a> {
@@ -66,29 +66,28 @@ impl Drop for SqliteReadTx<'_> {
 /// One write transaction: `BEGIN IMMEDIATE` on the writer, signed and committed by `commit`.
 pub(super) struct SqliteWriteTx<'a> {
     conn: WriterGuard<'a>,
-    key: &'a NodeKey,
-    /// The clock's time when the transaction began: every link it writes carries it.
-    timestamp: i64,
+    /// The author's key, for redactions too.
+    key: &'a AuthorKey,
+    /// The clock's time when the transaction began (every link it writes carries it), and the
+    /// hashes to sign.
+    signer: TransactionSigner<'a>,
     /// The `transactions` row, inserted with the first link.
     tx_id: Option<i64>,
     /// The next link's seq, read with the first link (nobody else writes meanwhile).
     next_seq: Option<i64>,
-    link_hashes: Vec<u8>,
     committed: bool,
 }
 
 impl<'a> SqliteWriteTx<'a> {
-    pub fn begin(writer: &'a Writer, key: &'a NodeKey, clock: &dyn crate::clock::Clock) -> Result<Self, StoreError> {
+    pub fn begin(writer: &'a Writer, key: &'a AuthorKey, clock: &dyn crate::clock::Clock) -> Result<Self, StoreError> {
         let conn = writer.lock()?;
         begin(&conn, "BEGIN IMMEDIATE")?;
-        let timestamp = clock.now_micros();
         Ok(SqliteWriteTx {
             conn,
             key,
-            timestamp,
+            signer: TransactionSigner::new(key, clock.now_micros()),
             tx_id: None,
             next_seq: None,
-            link_hashes: Vec::new(),
             committed: false,
         })
     }
@@ -103,7 +102,7 @@ impl<'a> SqliteWriteTx<'a> {
         }
         self.conn.execute(
             "INSERT INTO transactions (author, timestamp, link_hashes, signature) VALUES (?1, ?2, x'', x'')",
-            (self.key.did(), self.timestamp),
+            (self.signer.author(), self.signer.timestamp()),
         )?;
         let id = self.conn.last_insert_rowid();
         self.tx_id = Some(id);
@@ -221,17 +220,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         let id = queries::perspective_id(&self.conn, perspective)?;
         let tx = self.transaction_id()?;
         let seq = self.take_seq()?;
-        let author = self.key.did();
-        let hash = link_hash(&LinkFields {
-            perspective,
-            source: &link.source,
-            predicate: &link.predicate,
-            target: &link.target,
-            author,
-            timestamp: self.timestamp,
-            seq,
-            local: link.local,
-        });
+        let (link, hash) = self.signer.prepare(perspective, link, seq);
         self.conn.execute(
             "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -241,8 +230,8 @@ impl WriteTx for SqliteWriteTx<'_> {
                 &link.source,
                 &link.predicate,
                 &link.target,
-                author,
-                self.timestamp,
+                &link.author,
+                link.timestamp,
                 link.local,
                 tx,
                 &hash[..],
@@ -253,23 +242,16 @@ impl WriteTx for SqliteWriteTx<'_> {
             "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
              ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
              WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
-            (id, &link.source, self.timestamp, seq),
+            (id, &link.source, link.timestamp, seq),
         )?;
-        self.link_hashes.extend_from_slice(&hash);
-        Ok(Link {
-            source: link.source,
-            predicate: link.predicate,
-            target: link.target,
-            author: author.to_string(),
-            timestamp: self.timestamp,
-            seq,
-            local: link.local,
-        })
+        self.signer.signed(&hash);
+        Ok(link)
     }
 
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
         let id = queries::perspective_id(&self.conn, perspective)?;
-        let (clause, params) = pattern_clause(&id, &pattern);
+        let (clause, values) = pattern_clause(&pattern);
+        let params = with_perspective(&id, &values);
         let sources: Vec<String> = {
             let mut stmt = self
                 .conn
@@ -303,13 +285,10 @@ impl WriteTx for SqliteWriteTx<'_> {
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         if let Some(tx) = self.tx_id {
-            debug_assert_eq!(self.link_hashes.len() % HASH_LEN, 0);
-            let signature = self
-                .key
-                .sign(&transaction_message(self.key.did(), self.timestamp, &self.link_hashes));
+            let signature = self.signer.sign();
             self.conn.execute(
                 "UPDATE transactions SET link_hashes = ?2, signature = ?3 WHERE id = ?1",
-                (tx, &self.link_hashes, &signature[..]),
+                (tx, self.signer.hashes(), &signature[..]),
             )?;
         }
         self.conn.execute_batch("COMMIT")?;

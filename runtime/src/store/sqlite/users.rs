@@ -2,10 +2,10 @@
 //! version 2. Writes go through the writer connection, one short transaction each.
 
 use rusqlite::{Connection, OptionalExtension, Row};
-use subtle::ConstantTimeEq;
 
 use super::SqliteStore;
 use super::conn::{begin, end};
+use crate::store::users::{CodeUpdate, judge_code, stored_user_key};
 use crate::store::{AuthorKey, CodeCheck, NewUser, StoreError, UserRecord, UserStore};
 
 const USER_COLUMNS: &str = "did, email, password_hash, verified";
@@ -73,15 +73,7 @@ impl UserStore for SqliteStore {
             .conn()
             .query_row("SELECT secret_key FROM users WHERE did = ?1", [did], |row| row.get(0))
             .optional()?;
-        let Some(secret) = secret else { return Ok(None) };
-        let secret: [u8; 32] = secret
-            .try_into()
-            .map_err(|_| StoreError::Database("a user's key in the database is not 32 bytes".into()))?;
-        let key = AuthorKey::from_secret(&secret);
-        if key.did() != did {
-            return Err(StoreError::Database("a user's key does not match their DID".into()));
-        }
-        Ok(Some(key))
+        secret.map(|secret| stored_user_key(did, &secret)).transpose()
     }
 
     fn set_verified(&self, did: &str) -> Result<(), StoreError> {
@@ -111,33 +103,26 @@ impl UserStore for SqliteStore {
                     |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
                 )
                 .optional()?;
-            let drop_code = || {
-                conn.execute(
-                    "DELETE FROM email_codes WHERE email = ?1 AND purpose = ?2",
-                    (email, purpose),
-                )
-            };
-            let Some((stored, expires, attempts_left)) = pending else {
-                return Ok(CodeCheck::Missing);
-            };
-            if expires <= now || attempts_left == 0 {
-                drop_code()?;
-                return Ok(CodeCheck::Missing);
+            let pending = pending
+                .as_ref()
+                .map(|(stored, expires, left)| (&stored[..], *expires, *left));
+            let (check, update) = judge_code(pending, mac, now);
+            match update {
+                CodeUpdate::Keep => {}
+                CodeUpdate::Delete => {
+                    conn.execute(
+                        "DELETE FROM email_codes WHERE email = ?1 AND purpose = ?2",
+                        (email, purpose),
+                    )?;
+                }
+                CodeUpdate::SetAttemptsLeft(attempts_left) => {
+                    conn.execute(
+                        "UPDATE email_codes SET attempts_left = ?3 WHERE email = ?1 AND purpose = ?2",
+                        (email, purpose, attempts_left),
+                    )?;
+                }
             }
-            if bool::from(stored.ct_eq(mac)) {
-                drop_code()?;
-                return Ok(CodeCheck::Accepted);
-            }
-            let attempts_left = attempts_left - 1;
-            if attempts_left == 0 {
-                drop_code()?;
-            } else {
-                conn.execute(
-                    "UPDATE email_codes SET attempts_left = ?3 WHERE email = ?1 AND purpose = ?2",
-                    (email, purpose, attempts_left),
-                )?;
-            }
-            Ok(CodeCheck::Wrong { attempts_left })
+            Ok(check)
         })
     }
 }

@@ -1,78 +1,64 @@
+//! The SQLite store's tests: every shared case ([`crate::store::tests`]) over in-memory and file
+//! stores, and what only SQLite has (the single writer, query plans, files, migrations).
+
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::*;
-use crate::clock::{FixedClock, SystemClock};
-use crate::store::{Link, LinkPattern, NewLink, Order, Perspective, SourceQuery, StoredModel};
+use crate::clock::SystemClock;
+use crate::store::tests::{Fixture, P, TestStore, add, all_sources, clock, seed, triples};
+use crate::store::{LinkPattern, Order, SourceQuery};
 
 mod durability;
 mod links;
 mod sources;
 mod users;
 
-const P: &str = "perspective-1";
-const T0: i64 = 1_798_106_400_000_000;
+mod shared {
+    use super::SqliteFixture;
 
-fn clock() -> Arc<FixedClock> {
-    Arc::new(FixedClock::new(T0))
+    crate::store::tests::store_cases!(Some(SqliteFixture::new()));
+}
+
+/// Fresh stores in memory; lasting ones in files of a temporary folder.
+struct SqliteFixture {
+    dir: TempDir,
+}
+
+impl SqliteFixture {
+    fn new() -> Self {
+        SqliteFixture { dir: TempDir::new() }
+    }
+}
+
+impl Fixture for SqliteFixture {
+    fn open(&self, clock: Arc<dyn Clock>) -> Box<dyn TestStore> {
+        Box::new(SqliteStore::open_in_memory(clock).unwrap())
+    }
+
+    fn open_named(&self, name: &str, clock: Arc<dyn Clock>) -> Box<dyn TestStore> {
+        Box::new(SqliteStore::open(&self.dir.0.join(name).join("store.db"), clock).unwrap())
+    }
+
+    fn blob_literal(&self, bytes: &[u8]) -> String {
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        format!("x'{hex}'")
+    }
+
+    fn text_holds_nul(&self) -> bool {
+        true
+    }
+}
+
+impl TestStore for SqliteStore {
+    fn execute_sql(&self, sql: &str) {
+        lock_writer(self).execute_batch(sql).unwrap();
+    }
 }
 
 fn store() -> SqliteStore {
     SqliteStore::open_in_memory(clock()).unwrap()
-}
-
-fn perspective(uuid: &str) -> Perspective {
-    Perspective {
-        uuid: uuid.into(),
-        name: format!("{uuid} name"),
-        owner: "did:key:owner".into(),
-        neighbourhood: None,
-    }
-}
-
-fn new_link(source: &str, predicate: &str, target: &str) -> NewLink {
-    NewLink {
-        source: source.into(),
-        predicate: predicate.into(),
-        target: target.into(),
-        local: false,
-    }
-}
-
-/// Adds the perspective `P` and the links, in one transaction.
-fn seed(store: &SqliteStore, links: &[(&str, &str, &str)]) {
-    let mut tx = store.write().unwrap();
-    if tx.perspective(P).unwrap().is_none() {
-        tx.add_perspective(&perspective(P)).unwrap();
-    }
-    for (s, p, t) in links {
-        tx.add_link(P, new_link(s, p, t)).unwrap();
-    }
-    tx.commit().unwrap();
-}
-
-fn add(store: &SqliteStore, links: &[(&str, &str, &str)]) {
-    let mut tx = store.write().unwrap();
-    for (s, p, t) in links {
-        tx.add_link(P, new_link(s, p, t)).unwrap();
-    }
-    tx.commit().unwrap();
-}
-
-fn triples(links: &[Link]) -> Vec<(&str, &str, &str)> {
-    links
-        .iter()
-        .map(|l| (l.source.as_str(), l.predicate.as_str(), l.target.as_str()))
-        .collect()
-}
-
-fn all_sources(store: &SqliteStore, order: Order) -> Vec<String> {
-    store
-        .read()
-        .unwrap()
-        .sources(P, &SourceQuery::default(), order)
-        .unwrap()
 }
 
 /// A folder under the system temp dir, removed on drop.

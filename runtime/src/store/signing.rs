@@ -1,10 +1,14 @@
-//! The node key, `did:key` identifiers and the signed encodings of links and transactions.
+//! The signed encodings of links and transactions, shared by every store.
 //!
 //! A link's hash is the SHA-256 of its canonical encoding ([`link_hash`]); a transaction signs
-//! `tag ‖ author ‖ timestamp ‖ link hashes` ([`transaction_message`]) with the author's Ed25519 key.
+//! `tag ‖ author ‖ timestamp ‖ link hashes` ([`transaction_message`]) with the author's Ed25519 key,
+//! once, at commit ([`TransactionSigner`]).
 
 use ed25519_dalek::{Signature, VerifyingKey};
 use sha2::{Digest, Sha256};
+
+use crate::store::keys::public_key_from_did;
+use crate::store::{AuthorKey, Link, NewLink};
 
 const LINK_TAG: &[u8] = b"shacl-mcp/link/v1";
 const TRANSACTION_TAG: &[u8] = b"shacl-mcp/transaction/v1";
@@ -12,13 +16,9 @@ const TRANSACTION_TAG: &[u8] = b"shacl-mcp/transaction/v1";
 /// Length of one link hash; a transaction's `link_hashes` is a concatenation of them.
 pub const HASH_LEN: usize = 32;
 
-/// The node's key is an author key like any other.
-pub(super) use crate::store::AuthorKey as NodeKey;
-pub use crate::store::keys::{did_key, public_key_from_did};
-
 /// The fields of a stored link that its hash covers.
 #[derive(Clone, Copy)]
-pub(super) struct LinkFields<'a> {
+pub(crate) struct LinkFields<'a> {
     pub perspective: &'a str,
     pub source: &'a str,
     pub predicate: &'a str,
@@ -32,7 +32,7 @@ pub(super) struct LinkFields<'a> {
 /// SHA-256 of the canonical encoding: the tag, then perspective uuid, source, predicate, target
 /// and author, each as a big-endian u64 byte length and its UTF-8 bytes, then timestamp and seq
 /// as big-endian i64 and local as one byte (0 or 1).
-pub(super) fn link_hash(link: &LinkFields<'_>) -> [u8; HASH_LEN] {
+pub(crate) fn link_hash(link: &LinkFields<'_>) -> [u8; HASH_LEN] {
     let mut hasher = Sha256::new();
     for part in [LINK_TAG, link.perspective.as_bytes()] {
         put(&mut hasher, part);
@@ -53,7 +53,7 @@ fn put(hasher: &mut Sha256, bytes: &[u8]) {
 
 /// What a transaction's signature covers: the tag and the author (each length-prefixed as in
 /// [`link_hash`]), the timestamp as big-endian i64, then the link hashes as stored.
-pub(super) fn transaction_message(author: &str, timestamp: i64, link_hashes: &[u8]) -> Vec<u8> {
+pub(crate) fn transaction_message(author: &str, timestamp: i64, link_hashes: &[u8]) -> Vec<u8> {
     let mut message = Vec::with_capacity(TRANSACTION_TAG.len() + author.len() + 24 + link_hashes.len());
     for part in [TRANSACTION_TAG, author.as_bytes()] {
         message.extend_from_slice(&(part.len() as u64).to_be_bytes());
@@ -65,7 +65,7 @@ pub(super) fn transaction_message(author: &str, timestamp: i64, link_hashes: &[u
 }
 
 /// Checks a transaction's signature against the key of its author's did:key.
-pub(super) fn verify_transaction(
+pub(crate) fn verify_transaction(
     author: &str,
     timestamp: i64,
     link_hashes: &[u8],
@@ -79,9 +79,78 @@ pub(super) fn verify_transaction(
         .map_err(|_| "its signature does not verify")
 }
 
+/// What a write transaction signs at commit: the hashes of the links it wrote, in order, under
+/// its author and its timestamp (every link it writes carries that timestamp).
+pub(crate) struct TransactionSigner<'a> {
+    key: &'a AuthorKey,
+    timestamp: i64,
+    hashes: Vec<u8>,
+}
+
+impl<'a> TransactionSigner<'a> {
+    pub fn new(key: &'a AuthorKey, timestamp: i64) -> Self {
+        TransactionSigner {
+            key,
+            timestamp,
+            hashes: Vec::new(),
+        }
+    }
+
+    pub fn author(&self) -> &'a str {
+        self.key.did()
+    }
+
+    pub fn timestamp(&self) -> i64 {
+        self.timestamp
+    }
+
+    /// The link as it will be stored with `seq`, and its hash; [`Self::signed`] adds the hash to
+    /// the list once the row is written.
+    pub fn prepare(&self, perspective: &str, link: NewLink, seq: i64) -> (Link, [u8; HASH_LEN]) {
+        let author = self.author();
+        let hash = link_hash(&LinkFields {
+            perspective,
+            source: &link.source,
+            predicate: &link.predicate,
+            target: &link.target,
+            author,
+            timestamp: self.timestamp,
+            seq,
+            local: link.local,
+        });
+        let link = Link {
+            source: link.source,
+            predicate: link.predicate,
+            target: link.target,
+            author: author.to_string(),
+            timestamp: self.timestamp,
+            seq,
+            local: link.local,
+        };
+        (link, hash)
+    }
+
+    pub fn signed(&mut self, hash: &[u8; HASH_LEN]) {
+        self.hashes.extend_from_slice(hash);
+    }
+
+    /// The list of hashes to store beside the signature.
+    pub fn hashes(&self) -> &[u8] {
+        &self.hashes
+    }
+
+    /// The author's signature over [`transaction_message`].
+    pub fn sign(&self) -> [u8; 64] {
+        debug_assert_eq!(self.hashes.len() % HASH_LEN, 0);
+        self.key
+            .sign(&transaction_message(self.author(), self.timestamp, &self.hashes))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::keys::did_key;
 
     fn hex(text: &str) -> Vec<u8> {
         (0..text.len())
@@ -110,7 +179,7 @@ mod tests {
         let secret: [u8; 32] = hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
             .try_into()
             .unwrap();
-        let key = NodeKey::from_secret(&secret);
+        let key = AuthorKey::from_secret(&secret);
         let public: [u8; 32] = hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
             .try_into()
             .unwrap();
@@ -124,7 +193,7 @@ mod tests {
 
     #[test]
     fn transactions_verify_and_tampering_is_seen() {
-        let key = NodeKey::generate().unwrap();
+        let key = AuthorKey::generate().unwrap();
         let hashes = [7u8; 64];
         let signature = key.sign(&transaction_message(key.did(), 42, &hashes));
         assert_eq!(verify_transaction(key.did(), 42, &hashes, &signature), Ok(()));
@@ -145,6 +214,35 @@ mod tests {
         ] {
             assert_eq!(public_key_from_did(did), None, "{did}");
         }
+    }
+
+    #[test]
+    fn a_signer_signs_the_hashes_of_the_links_it_recorded() {
+        let key = AuthorKey::generate().unwrap();
+        let mut signer = TransactionSigner::new(&key, 42);
+        let new = NewLink {
+            source: "s".into(),
+            predicate: "p".into(),
+            target: "t".into(),
+            local: true,
+        };
+        let (link, hash) = signer.prepare("perspective", new, 7);
+        assert_eq!((link.author.as_str(), link.timestamp, link.seq), (key.did(), 42, 7));
+        let fields = LinkFields {
+            perspective: "perspective",
+            source: "s",
+            predicate: "p",
+            target: "t",
+            author: key.did(),
+            timestamp: 42,
+            seq: 7,
+            local: true,
+        };
+        assert_eq!(hash, link_hash(&fields));
+        assert!(signer.hashes().is_empty(), "recorded only once written");
+        signer.signed(&hash);
+        assert_eq!(signer.hashes(), hash);
+        assert_eq!(verify_transaction(key.did(), 42, &hash, &signer.sign()), Ok(()));
     }
 
     #[test]

@@ -1,0 +1,172 @@
+//! One connection with sync calls: `futures::executor::block_on` over the client's futures (the
+//! connection's I/O runs on the store's runtime, see [`pool`](super::pool)); a cache of prepared
+//! statements; errors as [`StoreError`]s; the session every connection sets first.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::time::Duration;
+
+use futures::executor::block_on;
+use tokio_postgres::types::ToSql;
+use tokio_postgres::{Client, Config, Row, Statement};
+
+use crate::store::StoreError;
+
+/// How long a statement waits for a lock (a perspective's, a row's) before it fails: a writer
+/// that never ends, or a second write transaction on the same thread, becomes an error.
+const LOCK_TIMEOUT: &str = "30s";
+/// Used when the URL gives no `connect_timeout`.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Prepared statements kept per connection (dynamic queries vary by shape); past it, the cache
+/// starts over.
+const MAX_STATEMENTS: usize = 256;
+
+/// A driver error as a [`StoreError`]. A server error keeps its message and SQLSTATE but not
+/// its DETAIL, which may quote row values; no message holds the connection's password.
+pub(super) fn database_error(error: tokio_postgres::Error) -> StoreError {
+    let message = match (error.as_db_error(), std::error::Error::source(&error)) {
+        (Some(db), _) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        (None, Some(cause)) => format!("{error}: {cause}"),
+        (None, None) => error.to_string(),
+    };
+    StoreError::Database(message)
+}
+
+/// The SQLSTATE of a server error.
+pub(super) fn sql_state(error: &tokio_postgres::Error) -> Option<&str> {
+    error.code().map(|code| code.code())
+}
+
+/// What every connection of a store sets first.
+#[derive(Clone, Debug)]
+pub(super) struct Session {
+    /// The `search_path` (a quoted identifier), or the server's default.
+    pub search_path: Option<String>,
+}
+
+/// Parses a `postgres://` URL. Its parse errors are not passed on: they may quote a character of
+/// the password.
+pub(super) fn parse_url(url: &str) -> Result<Config, StoreError> {
+    let mut config: Config = url.parse().map_err(|_| {
+        StoreError::Database("the PostgreSQL URL is not valid (postgres://user:password@host:port/database)".into())
+    })?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_application_name().is_none() {
+        config.application_name("shacl-mcp");
+    }
+    Ok(config)
+}
+
+/// Sets the session of a fresh connection.
+pub(super) async fn set_up(client: &Client, session: &Session) -> Result<(), tokio_postgres::Error> {
+    client
+        .query("SELECT set_config('lock_timeout', $1, false)", &[&LOCK_TIMEOUT])
+        .await?;
+    if let Some(path) = &session.search_path {
+        client
+            .query("SELECT set_config('search_path', $1, false)", &[path])
+            .await?;
+    }
+    Ok(())
+}
+
+/// One connection with sync calls. It remembers whether a statement failed since the last
+/// `BEGIN`: PostgreSQL then refuses the rest of the transaction and turns `COMMIT` into a
+/// rollback, so a commit must know.
+pub(super) struct PgClient {
+    client: Client,
+    statements: RefCell<HashMap<String, Statement>>,
+    failed: Cell<bool>,
+}
+
+type Params<'a> = [&'a (dyn ToSql + Sync)];
+
+impl PgClient {
+    pub(super) fn new(client: Client) -> Self {
+        PgClient {
+            client,
+            statements: RefCell::new(HashMap::new()),
+            failed: Cell::new(false),
+        }
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.client.is_closed()
+    }
+
+    /// Whether a statement failed since the last [`PgClient::begin`].
+    pub fn failed(&self) -> bool {
+        self.failed.get()
+    }
+
+    fn checked<T>(&self, result: Result<T, tokio_postgres::Error>) -> Result<T, StoreError> {
+        result.map_err(|e| {
+            self.failed.set(true);
+            database_error(e)
+        })
+    }
+
+    /// Like [`PgClient::checked`], handing a server error's SQLSTATE back for the caller to judge.
+    fn checked_raw<T>(&self, result: Result<T, tokio_postgres::Error>) -> Result<T, tokio_postgres::Error> {
+        if result.is_err() {
+            self.failed.set(true);
+        }
+        result
+    }
+
+    fn statement(&self, sql: &str) -> Result<Statement, StoreError> {
+        if let Some(statement) = self.statements.borrow().get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = self.checked(block_on(self.client.prepare(sql)))?;
+        let mut statements = self.statements.borrow_mut();
+        if statements.len() >= MAX_STATEMENTS {
+            statements.clear();
+        }
+        statements.insert(sql.to_string(), statement.clone());
+        Ok(statement)
+    }
+
+    pub fn query(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
+        let statement = self.statement(sql)?;
+        self.checked(block_on(self.client.query(&statement, params)))
+    }
+
+    pub fn query_opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>, StoreError> {
+        let statement = self.statement(sql)?;
+        self.checked(block_on(self.client.query_opt(&statement, params)))
+    }
+
+    pub fn query_one(&self, sql: &str, params: &Params<'_>) -> Result<Row, StoreError> {
+        let statement = self.statement(sql)?;
+        self.checked(block_on(self.client.query_one(&statement, params)))
+    }
+
+    pub fn execute(&self, sql: &str, params: &Params<'_>) -> Result<u64, StoreError> {
+        let statement = self.statement(sql)?;
+        self.checked(block_on(self.client.execute(&statement, params)))
+    }
+
+    /// `execute` that leaves the driver's error to the caller (to read its SQLSTATE).
+    pub fn execute_raw(&self, sql: &str, params: &Params<'_>) -> Result<u64, tokio_postgres::Error> {
+        self.checked_raw(block_on(self.client.execute(sql, params)))
+    }
+
+    /// Fixed SQL, no parameters, possibly several statements.
+    pub fn batch(&self, sql: &str) -> Result<(), StoreError> {
+        self.checked(block_on(self.client.batch_execute(sql)))
+    }
+
+    /// Starts a transaction with `sql` (a `BEGIN ...`).
+    pub fn begin(&self, sql: &str) -> Result<(), StoreError> {
+        self.failed.set(false);
+        self.batch(sql)
+    }
+}
+
+/// Reads a column, as an error (never a panic) when its type is not the one expected.
+pub(super) fn get<'a, T: tokio_postgres::types::FromSql<'a>>(row: &'a Row, index: usize) -> Result<T, StoreError> {
+    row.try_get(index).map_err(database_error)
+}

@@ -1,0 +1,334 @@
+//! The two kinds of transaction.
+//!
+//! A [`PgReadTx`] is `REPEATABLE READ READ ONLY`: one snapshot for all its reads. A [`PgWriteTx`]
+//! is `READ COMMITTED`, and the first time it touches a perspective (any method given a
+//! perspective uuid, reads included) it takes that perspective's transaction-level advisory lock.
+//! Writers to one perspective thus run one after another across every node, as under SQLite's
+//! single writer, and each statement after the lock sees everything committed before it: the
+//! engine's read-check-then-write (`max_count`, idempotent adds, ids not taken) stays correct.
+//! Writers to different perspectives run side by side. Two transactions that lock the same two
+//! perspectives in opposite orders deadlock; PostgreSQL then fails one of them (SQLSTATE 40P01).
+//!
+//! A Postgres-wire distributed database (CockroachDB, YugabyteDB) has no advisory locks: there
+//! this design would need `SERIALIZABLE` transactions retried on SQLSTATE 40001.
+
+use std::cell::RefCell;
+use std::collections::{BTreeSet, HashSet};
+
+use super::client::get;
+use super::erase;
+use super::pool::{Pool, Pooled};
+use super::queries::{self, refresh_sources, with_perspective};
+use super::schema::Scope;
+use crate::store::signing::TransactionSigner;
+use crate::store::sql::{self, POSTGRES};
+use crate::store::{
+    AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
+    WalState, WriteTx,
+};
+
+/// Reads within one snapshot, taken at its first read.
+pub(super) struct PgReadTx<'a> {
+    conn: Pooled<'a>,
+}
+
+impl<'a> PgReadTx<'a> {
+    pub fn begin(pool: &'a Pool) -> Result<Self, StoreError> {
+        Ok(PgReadTx {
+            conn: pool.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?,
+        })
+    }
+
+    pub fn conn(&self) -> &Pooled<'a> {
+        &self.conn
+    }
+
+    /// A read transaction locks nothing.
+    fn touch(&self, _perspective: &str) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+impl Drop for PgReadTx<'_> {
+    fn drop(&mut self) {
+        self.conn.end();
+    }
+}
+
+/// One write transaction, signed and committed by `commit`.
+pub(super) struct PgWriteTx<'a> {
+    conn: Pooled<'a>,
+    scope: &'a Scope,
+    /// The author's key, for redactions too.
+    key: &'a AuthorKey,
+    /// The clock's time when the transaction began (every link it writes carries it), and the
+    /// hashes to sign.
+    signer: TransactionSigner<'a>,
+    /// The `transactions` row, inserted with the first link.
+    tx_id: Option<i64>,
+    /// Perspectives whose advisory lock this transaction holds.
+    locked: RefCell<HashSet<String>>,
+    committed: bool,
+}
+
+impl<'a> PgWriteTx<'a> {
+    pub fn begin(pool: &'a Pool, scope: &'a Scope, key: &'a AuthorKey, timestamp: i64) -> Result<Self, StoreError> {
+        Ok(PgWriteTx {
+            conn: pool.begin("BEGIN ISOLATION LEVEL READ COMMITTED")?,
+            scope,
+            key,
+            signer: TransactionSigner::new(key, timestamp),
+            tx_id: None,
+            locked: RefCell::new(HashSet::new()),
+            committed: false,
+        })
+    }
+
+    pub fn conn(&self) -> &Pooled<'a> {
+        &self.conn
+    }
+
+    /// Takes the perspective's advisory lock, once per transaction, before any other statement
+    /// about it (module docs). Held until commit or rollback.
+    fn touch(&self, perspective: &str) -> Result<(), StoreError> {
+        if self.locked.borrow().contains(perspective) {
+            return Ok(());
+        }
+        self.conn.execute(
+            "SELECT pg_advisory_xact_lock($1)",
+            &[&self.scope.perspective_lock(perspective)],
+        )?;
+        self.locked.borrow_mut().insert(perspective.to_string());
+        Ok(())
+    }
+
+    fn transaction_id(&mut self) -> Result<i64, StoreError> {
+        if let Some(id) = self.tx_id {
+            return Ok(id);
+        }
+        let row = self.conn.query_one(
+            "INSERT INTO transactions (author, timestamp, link_hashes, signature) \
+             VALUES ($1, $2, ''::bytea, ''::bytea) RETURNING id",
+            &[&self.signer.author(), &self.signer.timestamp()],
+        )?;
+        let id = get(&row, 0)?;
+        self.tx_id = Some(id);
+        Ok(id)
+    }
+
+    /// Tells every node's `watch_models` that the perspective's models changed, on commit.
+    fn notify_models_changed(&self, perspective: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute("SELECT pg_notify($1, $2)", &[&self.scope.channel, &perspective])?;
+        Ok(())
+    }
+
+    /// Refuses to commit what PostgreSQL already rolled back: after a failed statement its
+    /// `COMMIT` answers `ROLLBACK`, without an error.
+    fn check_not_failed(&self) -> Result<(), StoreError> {
+        if self.conn.failed() {
+            return Err(StoreError::Database(
+                "a statement of this transaction failed: PostgreSQL rolled it back".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for PgWriteTx<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            self.conn.end();
+        }
+    }
+}
+
+macro_rules! reads_through_conn {
+    ($tx:ident) => {
+        impl ReadTx for $tx<'_> {
+            fn perspectives(&self) -> Result<Vec<Perspective>, StoreError> {
+                queries::perspectives(self.conn())
+            }
+            fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError> {
+                self.touch(uuid)?;
+                queries::perspective(self.conn(), uuid)
+            }
+            fn links(
+                &self,
+                perspective: &str,
+                pattern: LinkPattern<'_>,
+                limit: Option<u64>,
+                offset: u64,
+            ) -> Result<Vec<Link>, StoreError> {
+                self.touch(perspective)?;
+                queries::links(self.conn(), perspective, pattern, limit, offset)
+            }
+            fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
+                self.touch(perspective)?;
+                queries::count_links(self.conn(), perspective, pattern)
+            }
+            fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
+                self.touch(perspective)?;
+                queries::sources(self.conn(), perspective, query, order)
+            }
+            fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
+                self.touch(perspective)?;
+                queries::first_link(self.conn(), perspective, source)
+            }
+            fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
+                self.touch(perspective)?;
+                queries::models(self.conn(), perspective)
+            }
+            fn count_links_elsewhere(
+                &self,
+                except: &str,
+                pattern: LinkPattern<'_>,
+            ) -> Result<Vec<(Perspective, u64)>, StoreError> {
+                self.touch(except)?;
+                queries::count_links_elsewhere(self.conn(), except, pattern)
+            }
+        }
+    };
+}
+
+reads_through_conn!(PgReadTx);
+reads_through_conn!(PgWriteTx);
+
+impl WriteTx for PgWriteTx<'_> {
+    fn add_perspective(&mut self, perspective: &Perspective) -> Result<(), StoreError> {
+        self.touch(&perspective.uuid)?;
+        if queries::perspective(&self.conn, &perspective.uuid)?.is_some() {
+            return Err(StoreError::Database(format!(
+                "perspective {} already exists",
+                perspective.uuid
+            )));
+        }
+        self.conn.execute(
+            "INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES ($1, $2, $3, $4)",
+            &[
+                &perspective.uuid,
+                &perspective.name,
+                &perspective.owner,
+                &perspective.neighbourhood,
+            ],
+        )?;
+        Ok(())
+    }
+
+    fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError> {
+        self.touch(perspective)?;
+        // The perspective's row id and the link's seq in one round trip; no seq is drawn for a
+        // perspective that does not exist.
+        let row = self
+            .conn
+            .query_opt(
+                "SELECT id, nextval('links_id_seq') FROM perspectives WHERE uuid = $1",
+                &[&perspective],
+            )?
+            .ok_or_else(|| StoreError::NoPerspective(perspective.to_string()))?;
+        let (id, seq): (i64, i64) = (get(&row, 0)?, get(&row, 1)?);
+        let tx = self.transaction_id()?;
+        let (link, hash) = self.signer.prepare(perspective, link, seq);
+        // The link and the sources row in one statement; the row keeps the earliest
+        // (timestamp, seq), should a clock ever step back.
+        self.conn.execute(
+            "WITH link AS (\
+                 INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)) \
+             INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
+             ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
+             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
+            &[
+                &seq,
+                &id,
+                &link.source,
+                &link.predicate,
+                &link.target,
+                &link.author,
+                &link.timestamp,
+                &link.local,
+                &tx,
+                &&hash[..],
+            ],
+        )?;
+        self.signer.signed(&hash);
+        Ok(link)
+    }
+
+    fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
+        self.touch(perspective)?;
+        let id = queries::perspective_id(&self.conn, perspective)?;
+        let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
+        let removed = self.conn.query(
+            &format!("DELETE FROM links WHERE {clause} RETURNING source"),
+            &with_perspective(&id, &values),
+        )?;
+        let sources = removed
+            .iter()
+            .map(|row| get::<String>(row, 0))
+            .collect::<Result<BTreeSet<_>, _>>()?;
+        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+        refresh_sources(&self.conn, id, &sources)?;
+        Ok(removed.len() as u64)
+    }
+
+    fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError> {
+        self.touch(perspective)?;
+        let id = queries::perspective_id(&self.conn, perspective)?;
+        let replaced = self.conn.execute(
+            "UPDATE models SET shacl_json = $3 WHERE perspective = $1 AND class_name = $2",
+            &[&id, &model.class_name, &model.shacl_json],
+        )? > 0;
+        if !replaced {
+            self.conn.execute(
+                "INSERT INTO models (perspective, class_name, shacl_json, registered) VALUES ($1, $2, $3, \
+                 (SELECT COALESCE(MAX(registered), 0) + 1 FROM models WHERE perspective = $1))",
+                &[&id, &model.class_name, &model.shacl_json],
+            )?;
+        }
+        self.notify_models_changed(perspective)?;
+        Ok(replaced)
+    }
+
+    fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        self.check_not_failed()?;
+        if let Some(tx) = self.tx_id {
+            let signature = self.signer.sign();
+            self.conn.execute(
+                "UPDATE transactions SET link_hashes = $2, signature = $3 WHERE id = $1",
+                &[&tx, &self.signer.hashes(), &&signature[..]],
+            )?;
+        }
+        self.conn.batch("COMMIT")?;
+        self.committed = true;
+        Ok(())
+    }
+
+    fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
+        self.touch(perspective)?;
+        erase::erase_links(&self.conn, self.key, perspective, patterns)
+    }
+
+    fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
+        self.touch(perspective)?;
+        let erased = erase::erase_perspective(&self.conn, self.key, perspective)?;
+        self.notify_models_changed(perspective)?;
+        Ok(erased)
+    }
+
+    /// Commits; PostgreSQL keeps its own log and free space ([`WalState::ServerManaged`]). No
+    /// `VACUUM` is run: it would not overwrite the freed bytes either (they stay in the pages
+    /// until reused), and the log, its archives and replicas keep the rows whatever it does.
+    fn commit_erasure(mut self: Box<Self>) -> Result<WalState, StoreError> {
+        if self.tx_id.is_some() {
+            // Dropping it rolls everything back.
+            return Err(StoreError::Database(
+                "an erasure writes no links: commit this transaction with commit".into(),
+            ));
+        }
+        self.check_not_failed()?;
+        self.conn.batch("COMMIT")?;
+        self.committed = true;
+        Ok(WalState::ServerManaged)
+    }
+}
