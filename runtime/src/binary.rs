@@ -107,7 +107,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
                 }
                 flags.http = Some(next.unwrap_or_else(|| DEFAULT_HTTP.to_string()));
             }
-            "--db" => flags.db = Some(PathBuf::from(value("a path")?)),
+            "--db" => flags.db = Some(PathBuf::from(value("a path or a postgres:// url")?)),
             "--dynamic-class-tools" => flags.dynamic_class_tools = Some(boolean(value("true or false")?)?),
             "--jsonrpc-validation-errors" => flags.jsonrpc_validation_errors = Some(boolean(value("true or false")?)?),
             "--http-sessions" => flags.http_sessions = Some(boolean(value("true or false")?)?),
@@ -149,7 +149,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
 
 fn usage(name: &str) -> String {
     format!(
-        "Usage: {name} [--stdio | --http [ADDR]] [--db PATH] [--dynamic-class-tools true|false]
+        "Usage: {name} [--stdio | --http [ADDR]] [--db PATH|URL] [--dynamic-class-tools true|false]
        [--jsonrpc-validation-errors true|false] [--http-sessions true|false]
        [--allowed-host HOST]... [--allowed-origin ORIGIN]... [--max-body BYTES]
        [--admin-credential-file FILE] [--multi-user [true|false]]

@@ -5,14 +5,18 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::accounts::{AccountOptions, Accounts, JWT_SECRET_ENV, Mailer, load_jwt_secret};
+use std::sync::mpsc::Receiver;
+
+use crate::accounts::{AccountOptions, Accounts, EventLog, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, load_jwt_secret};
 use crate::clock::{RandomIds, SystemClock};
-use crate::config::{ServeConfig, Transport, default_db};
+use crate::config::{Database, ServeConfig, Transport, postgres_schema};
 use crate::engine::{Engine, FixedDna};
 use crate::mcp::http::{HttpOptions, serve_http};
 use crate::mcp::stdio::serve_stdio;
 use crate::mcp::{McpServer, ServerOptions};
+use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
+use crate::store::{LinkStore, UserStore};
 
 /// Logs go to stderr, one line per event with the time since start; stdout is the protocol.
 pub fn init_logging() {
@@ -46,16 +50,14 @@ pub async fn serve(
     server_version: &str,
     custom_tools: Vec<crate::mcp::CustomTool>,
 ) -> Result<(), String> {
-    let db = config.db.clone().unwrap_or_else(default_db);
-    let store = SqliteStore::open(&db, Arc::new(SystemClock))
-        .map_err(|e| format!("cannot open the store {}: {e}", db.display()))?;
-    tracing::info!(kind = "start", db = %db.display(), did = store_did(&store), classes = fixed.classes().len(), multi_user = config.multi_user);
-    let store = Arc::new(store);
+    let opened = open_store(&config.db)?;
+    tracing::info!(kind = "start", db = %config.db.describe(), did = opened.store.did(), classes = fixed.classes().len(), multi_user = config.multi_user);
     let accounts = if config.multi_user {
-        Some(Arc::new(accounts(&config, &db, store.clone())?))
+        Some(Arc::new(accounts(&config, &opened)?))
     } else {
         None
     };
+    let store = opened.store;
     let engine = Arc::new(Engine::new(store, fixed, Arc::new(RandomIds)));
     let options = ServerOptions {
         class_tools: config.dynamic_class_tools,
@@ -67,6 +69,9 @@ pub async fn serve(
         accounts,
     };
     let server = McpServer::new(engine, options);
+    if let Some(changes) = opened.model_changes {
+        follow_model_changes(changes, server.clone());
+    }
     match config.transport {
         Transport::Stdio => serve_stdio(server).await.map_err(|e| e.to_string()),
         Transport::Http(addr) => {
@@ -99,9 +104,81 @@ pub async fn serve(
     }
 }
 
-/// Multi-user mode's accounts: the token secret for `db`, the mailer, the options.
-fn accounts(config: &ServeConfig, db: &std::path::Path, store: Arc<SqliteStore>) -> Result<Accounts, String> {
-    let jwt = load_jwt_secret(db, std::env::var(JWT_SECRET_ENV).ok())?;
+/// A store opened for serving, with what a shared database adds.
+struct OpenedStore {
+    store: Arc<dyn LinkStore>,
+    users: Arc<dyn UserStore>,
+    /// Several nodes on one database: where their rate limits meet.
+    events: Option<Arc<dyn EventLog>>,
+    /// Perspectives whose models another node (or this one) changed.
+    model_changes: Option<Receiver<String>>,
+}
+
+fn open_store(db: &Database) -> Result<OpenedStore, String> {
+    match db {
+        Database::Sqlite(path) => {
+            let store = Arc::new(
+                SqliteStore::open(path, Arc::new(SystemClock))
+                    .map_err(|e| format!("cannot open the store {}: {e}", path.display()))?,
+            );
+            Ok(OpenedStore {
+                store: store.clone(),
+                users: store,
+                events: None,
+                model_changes: None,
+            })
+        }
+        Database::Postgres(url) => {
+            let (url, schema) = postgres_schema(url.expose())?;
+            let clock = Arc::new(SystemClock);
+            let store = match &schema {
+                Some(schema) => PostgresStore::connect_in_schema(&url, schema, clock),
+                None => PostgresStore::connect(&url, clock),
+            };
+            let store = Arc::new(store.map_err(|e| format!("cannot open the store {}: {e}", db.describe()))?);
+            let changes = store
+                .watch_models()
+                .map_err(|e| format!("cannot listen for model changes on {}: {e}", db.describe()))?;
+            Ok(OpenedStore {
+                store: store.clone(),
+                users: store.clone(),
+                events: Some(store),
+                model_changes: Some(changes),
+            })
+        }
+    }
+}
+
+/// Hands every model change the database reports to the server (which re-reads the models and
+/// tells its clients), in order, on a thread of its own: the receiver blocks.
+fn follow_model_changes(changes: Receiver<String>, server: McpServer) {
+    let runtime = tokio::runtime::Handle::current();
+    let spawned = std::thread::Builder::new().name("model-changes".into()).spawn(move || {
+        for perspective in changes {
+            tracing::debug!(kind = "models", perspective = %perspective, "models changed in the database");
+            runtime.block_on(server.models_changed(&perspective));
+        }
+        tracing::warn!(kind = "models", "no longer told of model changes by the database");
+    });
+    if let Err(e) = spawned {
+        tracing::error!(kind = "models", error = %e, "cannot follow model changes");
+    }
+}
+
+/// Multi-user mode's accounts: the token secret, the mailer, the options. Nodes sharing a
+/// PostgreSQL database must share the secret too, so there it comes from the environment only.
+fn accounts(config: &ServeConfig, opened: &OpenedStore) -> Result<Accounts, String> {
+    let jwt = match &config.db {
+        Database::Sqlite(path) => load_jwt_secret(path, std::env::var(JWT_SECRET_ENV).ok())?,
+        Database::Postgres(_) => match std::env::var(JWT_SECRET_ENV).ok().filter(|v| !v.trim().is_empty()) {
+            Some(secret) => load_jwt_secret(std::path::Path::new(":memory:"), Some(secret))?,
+            None => {
+                return Err(format!(
+                    "multi-user mode on PostgreSQL needs {JWT_SECRET_ENV}: every node behind the load balancer must sign tokens with the same secret (at least {MIN_SECRET_LEN} characters)"
+                ));
+            }
+        },
+    };
     let from = config.mail_from.as_deref();
     let mailer = match (&config.email_outbox, &config.smtp_url) {
         (Some(dir), _) => Some(Mailer::outbox(dir, from)?),
@@ -116,7 +193,11 @@ fn accounts(config: &ServeConfig, db: &std::path::Path, store: Arc<SqliteStore>)
         mailer,
         ..AccountOptions::default()
     };
-    Accounts::new(store, jwt, Arc::new(SystemClock), options)
+    let accounts = Accounts::new(opened.users.clone(), jwt, Arc::new(SystemClock), options)?;
+    Ok(match &opened.events {
+        Some(log) => accounts.share_limits(log.clone()),
+        None => accounts,
+    })
 }
 
 #[cfg(feature = "smtp")]
@@ -131,9 +212,4 @@ fn smtp(url: &crate::mcp::Secret, config: &ServeConfig, from: Option<&str>) -> R
 #[cfg(not(feature = "smtp"))]
 fn smtp(_url: &crate::mcp::Secret, _config: &ServeConfig, _from: Option<&str>) -> Result<Mailer, String> {
     Err("this server was built without SMTP (the shacl-mcp feature `smtp`): use --email-outbox DIR, or build with the feature".into())
-}
-
-fn store_did(store: &SqliteStore) -> String {
-    use crate::store::LinkStore;
-    store.did().to_string()
 }

@@ -1,5 +1,6 @@
-//! The engine on a file database: data survives a restart with signatures that verify, and
-//! two hundred concurrent creates all land.
+//! The engine on a database that outlives it (a SQLite file, or a PostgreSQL schema with
+//! `SHACL_MCP_TEST_POSTGRES`): data survives a restart with signatures that verify, and two
+//! hundred concurrent creates all land, through two engines on PostgreSQL (two nodes).
 
 mod common;
 
@@ -9,25 +10,17 @@ use common::*;
 use serde_json::json;
 use shacl_mcp::clock::{RandomIds, SystemClock};
 use shacl_mcp::engine::{Engine, QueryArgs};
-use shacl_mcp::store::sqlite::SqliteStore;
 
-fn temp_db(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("shacl-mcp-test-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("store.db")
-}
-
-fn open(path: &std::path::Path) -> Engine {
-    let store = SqliteStore::open(path, Arc::new(SystemClock)).expect("open");
-    Engine::new(Arc::new(store), fixed(&["tasks.json"]), Arc::new(RandomIds))
+fn open(db: &TestDb) -> Engine {
+    let store = db.open(Arc::new(SystemClock));
+    Engine::new(store.links, fixed(&["tasks.json"]), Arc::new(RandomIds))
 }
 
 #[test]
 fn data_survives_reopen_and_verifies() {
-    let path = temp_db("reopen");
+    let db = TestDb::new("reopen");
     let (p, t, did) = {
-        let engine = open(&path);
+        let engine = open(&db);
         let p = engine.add_perspective("Team").unwrap()["uuid"]
             .as_str()
             .unwrap()
@@ -39,7 +32,7 @@ fn data_survives_reopen_and_verifies() {
             .to_string();
         (p, t, engine.store().did().to_string())
     };
-    let engine = open(&path);
+    let engine = open(&db);
     assert_eq!(engine.store().did(), did, "the node key is kept");
     let got = engine.instance_get(&p, "Task", &t).unwrap();
     assert_eq!(
@@ -53,20 +46,26 @@ fn data_survives_reopen_and_verifies() {
         (1, 4),
         "one signed transaction for the create"
     );
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_creates_all_land() {
-    let path = temp_db("concurrent");
-    let engine = Arc::new(open(&path));
+    let db = TestDb::new("concurrent");
+    let engine = Arc::new(open(&db));
+    // On PostgreSQL every other create goes through a second node.
+    let second = if db.is_postgres() {
+        Arc::new(open(&db))
+    } else {
+        engine.clone()
+    };
     let p = engine.add_perspective("Load").unwrap()["uuid"]
         .as_str()
         .unwrap()
         .to_string();
     let mut handles = Vec::new();
     for i in 0..200 {
-        let (engine, p) = (engine.clone(), p.clone());
+        let engine = if i % 2 == 0 { engine.clone() } else { second.clone() };
+        let p = p.clone();
         handles.push(tokio::task::spawn_blocking(move || {
             let props = obj(json!({ "title": format!("task {i}"), "priority": 1 + i % 5 })).unwrap();
             engine.instance_create(&p, "Task", &props, None, None).map(|_| ())
@@ -91,5 +90,4 @@ async fn two_hundred_concurrent_creates_all_land() {
     };
     assert_eq!(engine.instance_query(&p, "Task", &args).unwrap()["total_count"], 200);
     assert!(engine.store().verify().unwrap().failures.is_empty());
-    let _ = std::fs::remove_dir_all(path.parent().unwrap());
 }

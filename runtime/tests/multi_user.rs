@@ -22,8 +22,6 @@ use shacl_mcp::clock::{FixedClock, SeededIds};
 use shacl_mcp::engine::Engine;
 use shacl_mcp::mcp::auth::{Caller, ClientAddr};
 use shacl_mcp::mcp::{McpServer, Secret, ServerOptions};
-use shacl_mcp::store::LinkStore;
-use shacl_mcp::store::sqlite::SqliteStore;
 
 const SECRET: &[u8] = b"a test secret of at least thirty-two bytes";
 const ADMIN: &str = "admin-credential-for-tests";
@@ -31,14 +29,14 @@ const PASSWORD: &str = "correct horse battery";
 
 struct World {
     server: McpServer,
-    store: Arc<SqliteStore>,
+    store: common::AnyStore,
     clock: Arc<FixedClock>,
     outbox: TempDir,
 }
 
 fn world(verification: bool, limits: Limits) -> World {
     let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
-    let store = Arc::new(SqliteStore::open_in_memory(clock.clone()).unwrap());
+    let store = common::fresh_store(clock.clone());
     let outbox = TempDir::new();
     let options = AccountOptions {
         email_verification: verification,
@@ -46,9 +44,9 @@ fn world(verification: bool, limits: Limits) -> World {
         limits,
         ..AccountOptions::default()
     };
-    let accounts = Accounts::new(store.clone(), JwtKey::new(SECRET), clock.clone(), options).unwrap();
+    let accounts = Accounts::new(store.users.clone(), JwtKey::new(SECRET), clock.clone(), options).unwrap();
     let engine = Engine::new(
-        store.clone(),
+        store.links.clone(),
         common::fixed(&["chat.json"]),
         Arc::new(SeededIds::new(7)),
     );
@@ -299,7 +297,7 @@ async fn two_users_see_only_their_own() {
     .await;
     assert_eq!(seen["name"], "bob-only");
     // Every transaction verifies against its author's DID.
-    let report = w.store.verify().unwrap();
+    let report = w.store.links.verify().unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert!(report.transactions >= 4);
 }
@@ -391,7 +389,7 @@ async fn bad_tokens_are_refused_and_auth_status_tells_the_truth() {
     let admin = ok(s, Some(ADMIN), "auth_status", json!({})).await;
     assert_eq!(
         (&admin["authenticated"], &admin["did"]),
-        (&json!(true), &json!(w.store.did()))
+        (&json!(true), &json!(w.store.links.did()))
     );
     assert!(admin["message"].as_str().unwrap().contains("admin"));
     let guest = ok(s, None, "auth_status", json!({})).await;
@@ -409,7 +407,7 @@ async fn bad_tokens_are_refused_and_auth_status_tells_the_truth() {
         .unwrap();
     assert_eq!(
         (&stdio["authenticated"], &stdio["did"]),
-        (&json!(true), &json!(w.store.did()))
+        (&json!(true), &json!(w.store.links.did()))
     );
 
     let now = 1_798_106_400_i64; // the fixed clock, in seconds

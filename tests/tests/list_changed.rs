@@ -116,3 +116,47 @@ async fn modern_stdio_listen_stream_is_notified() {
     drop(subscription);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn forgetting_a_perspective_with_models_takes_their_tools_away() {
+    let chat = shared_dna("chat.json");
+    let handler = ListChanged::default();
+    let args = [
+        "--db",
+        ":memory:",
+        "--dna",
+        chat.as_str(),
+        "--dynamic-class-tools",
+        "true",
+    ];
+    let client = stdio_client_with(handler.clone(), &args, Lifecycle::Legacy).await;
+    let p = ok(&client, "add_perspective", json!({ "name": "P" })).await["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(
+        &client,
+        "add_model",
+        json!({ "perspective_id": p, "class_name": "Note", "shacl_json": note_model() }),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(10), handler.seen.notified())
+        .await
+        .expect("list_changed after add_model");
+    ok(
+        &client,
+        "forget",
+        json!({ "perspective_id": p, "whole_perspective": true }),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(10), handler.seen.notified())
+        .await
+        .expect("list_changed after forget");
+    assert_eq!(handler.count.load(Ordering::SeqCst), 2);
+    let tools = client.list_all_tools().await.unwrap();
+    assert!(
+        !tools.iter().any(|t| t.name == "note_create"),
+        "the forgotten class's tools are gone"
+    );
+    client.cancel().await.unwrap();
+}

@@ -12,8 +12,10 @@ pub struct ServeArgs {
     /// DNA files (SHACL JSON or Turtle): the fixed DNA, present in every perspective.
     #[arg(long = "dna", value_name = "FILE", num_args = 1..)]
     dna: Vec<PathBuf>,
-    /// The store: a SQLite file (default: the platform data directory), or `:memory:`.
-    #[arg(long, value_name = "PATH")]
+    /// The store: a SQLite file (default: the platform data directory), `:memory:`, or a
+    /// PostgreSQL url `postgres://user@host:port/db[?schema=NAME]` that several nodes share
+    /// (else SHACL_MCP_DB, which keeps a password out of the process list).
+    #[arg(long, value_name = "PATH|URL")]
     db: Option<PathBuf>,
     /// Serve newline-delimited JSON-RPC on stdin/stdout (the default).
     #[arg(long, conflicts_with = "http")]

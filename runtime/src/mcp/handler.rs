@@ -376,9 +376,31 @@ impl McpServer {
         }
     }
 
-    /// After add_model: rebuild the run-time tools and tell every client that listens.
+    /// After add_model (or a forget that took models away): rebuild the run-time tools and tell
+    /// every client that listens.
     async fn tools_changed(&self, current: &RequestContext<RoleServer>) {
         self.refresh_runtime_tools();
+        self.broadcast_tools_changed().await;
+        // Stateless legacy HTTP: no session to keep, so the notification rides on the response
+        // to the call that caused it.
+        let parts = current.extensions.get::<http::request::Parts>();
+        let stateless = parts.is_some_and(|p| !p.headers.contains_key("mcp-session-id"));
+        if stateless {
+            let _ = current.peer.notify_tool_list_changed().await;
+        }
+    }
+
+    /// The models of `perspective` changed on another node sharing the database (or on this
+    /// one: the database cannot tell): read them again, rebuild the run-time tools and tell
+    /// every client that listens here.
+    pub async fn models_changed(&self, perspective: &str) {
+        self.inner.engine.invalidate_models(perspective);
+        self.refresh_runtime_tools();
+        self.broadcast_tools_changed().await;
+    }
+
+    /// `notifications/tools/list_changed` to every saved session and `subscriptions/listen` stream.
+    async fn broadcast_tools_changed(&self) {
         let peers: Vec<Peer<RoleServer>> = self.inner.peers.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut dead = Vec::new();
         for (i, peer) in peers.iter().enumerate() {
@@ -394,13 +416,6 @@ impl McpServer {
                 !dead.contains(&(i - 1))
             });
         }
-        // Stateless legacy HTTP: no session to keep, so the notification rides on the response
-        // to the call that caused it.
-        let parts = current.extensions.get::<http::request::Parts>();
-        let stateless = parts.is_some_and(|p| !p.headers.contains_key("mcp-session-id"));
-        if stateless {
-            let _ = current.peer.notify_tool_list_changed().await;
-        }
         let sinks: Vec<SubscriptionSink> = self
             .inner
             .sinks
@@ -412,6 +427,20 @@ impl McpServer {
         for sink in sinks {
             let _ = sink.notify_tool_list_changed().await;
         }
+    }
+}
+
+/// Whether a successful call added or took away run-time classes: add_model, or a forget that
+/// erased a perspective with models.
+fn changes_models(tool: &str, result: &CallToolResult) -> bool {
+    match tool {
+        "add_model" => true,
+        "forget" => result
+            .structured_content
+            .as_ref()
+            .and_then(|r| r["erased"]["models"].as_u64())
+            .is_some_and(|models| models > 0),
+        _ => false,
     }
 }
 
@@ -489,7 +518,7 @@ impl ServerHandler for McpServer {
         let result = self
             .call_request(&name, request.arguments, context.extensions.get())
             .await?;
-        if name == "add_model" && result.is_error != Some(true) && self.inner.options.class_tools {
+        if self.inner.options.class_tools && result.is_error != Some(true) && changes_models(&name, &result) {
             self.tools_changed(&context).await;
         }
         Ok(result.into())

@@ -3,13 +3,17 @@
 
 #![allow(dead_code)]
 
+mod stores;
+
+#[allow(unused_imports)] // each test binary uses its own part of it
+pub use stores::{AnyStore, TestDb, fresh_store};
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use shacl_mcp::clock::{FixedClock, IdSource, SeededIds};
 use shacl_mcp::engine::{Engine, FixedDna, ToolError};
-use shacl_mcp::store::sqlite::SqliteStore;
 
 pub const T0: &str = "2026-12-24T10:00:00.000000Z";
 pub const SEED: u64 = 42;
@@ -37,8 +41,8 @@ pub struct Setup {
 
 pub fn setup(files: &[&str]) -> Setup {
     let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
-    let store = SqliteStore::open_in_memory(clock.clone()).expect("store");
-    let engine = Engine::new(Arc::new(store), fixed(files), Arc::new(SeededIds::new(SEED)));
+    let store = fresh_store(clock.clone());
+    let engine = Engine::new(store.links, fixed(files), Arc::new(SeededIds::new(SEED)));
     Setup {
         engine,
         clock,
