@@ -199,14 +199,22 @@ impl Engine {
         if target == ForgetTarget::WholePerspective {
             self.invalidate_models(perspective);
         }
-        if let WalState::NotTruncated { reason } = wal {
-            remaining.push(entry(
+        match wal {
+            WalState::NotTruncated { reason } => remaining.push(entry(
                 "pages written before the erasure in the database's write-ahead log (its -wal file)".to_string(),
                 format!(
                     "the log could not be truncated ({reason}); those pages are overwritten as the log is reused, \
                      and the next forget tries again"
                 ),
-            ));
+            )),
+            WalState::ServerManaged => remaining.push(entry(
+                "the database server's write-ahead log, its replicas and backups, and the deleted rows' old versions"
+                    .to_string(),
+                "kept by the PostgreSQL server as its operator configured it: old row versions until VACUUM reuses \
+                 their space, the log and backups for as long as they are retained"
+                    .to_string(),
+            )),
+            WalState::Truncated | WalState::NoWal => {}
         }
         Ok(attestation(&erased, instances, remaining))
     }
