@@ -1,6 +1,12 @@
 //! One connection with sync calls: `futures::executor::block_on` over the client's futures (the
 //! connection's I/O runs on the store's runtime, see [`pool`](super::pool)); a cache of prepared
 //! statements; errors as [`StoreError`]s; the session every connection sets first.
+//!
+//! **Pipelining.** A few calls send two statements before reading either answer (one round trip
+//! instead of two): the driver writes each request as it is polled, and the server runs them in
+//! order, the second starting (and, under `READ COMMITTED`, taking its snapshot) only after the
+//! first is done. Should the first fail, the second fails too (the transaction is aborted) or,
+//! for a `COMMIT`, turns into a rollback: the caller gets the first error and nothing is kept.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -147,6 +153,34 @@ impl PgClient {
     pub fn execute(&self, sql: &str, params: &Params<'_>) -> Result<u64, StoreError> {
         let statement = self.statement(sql)?;
         self.checked(block_on(self.client.execute(&statement, params)))
+    }
+
+    /// Runs `first`, then `second`, in one round trip (module docs): the rows of each, or the
+    /// first error.
+    pub fn query_pair(
+        &self,
+        first: (&str, &Params<'_>),
+        second: (&str, &Params<'_>),
+    ) -> Result<(Vec<Row>, Vec<Row>), StoreError> {
+        let (a, b) = (self.statement(first.0)?, self.statement(second.0)?);
+        let (a, b) = block_on(futures::future::join(
+            self.client.query(&a, first.1),
+            self.client.query(&b, second.1),
+        ));
+        Ok((self.checked(a)?, self.checked(b)?))
+    }
+
+    /// Runs `sql`, then the fixed statements `batch` (a `COMMIT`), in one round trip (module
+    /// docs): the rows `sql` changed, or the first error.
+    pub fn execute_then_batch(&self, sql: &str, params: &Params<'_>, batch: &str) -> Result<u64, StoreError> {
+        let statement = self.statement(sql)?;
+        let (changed, done) = block_on(futures::future::join(
+            self.client.execute(&statement, params),
+            self.client.batch_execute(batch),
+        ));
+        let changed = self.checked(changed)?;
+        self.checked(done)?;
+        Ok(changed)
     }
 
     /// `execute` that leaves the driver's error to the caller (to read its SQLSTATE).

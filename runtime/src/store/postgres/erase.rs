@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::client::{PgClient, get};
-use super::queries::{self, refresh_sources, with_perspective};
+use super::queries::{refresh_sources, with_perspective};
 use crate::store::redaction::{self, ByTransaction, Redacted, StoredTransaction};
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{AuthorKey, Erased, LinkPattern, StoreError};
@@ -22,10 +22,9 @@ use crate::store::{AuthorKey, Erased, LinkPattern, StoreError};
 pub(super) fn erase_links(
     conn: &PgClient,
     key: &AuthorKey,
-    perspective: &str,
+    id: i64,
     patterns: &[LinkPattern<'_>],
 ) -> Result<Erased, StoreError> {
-    let id = queries::perspective_id(conn, perspective)?;
     let mut erased = Erased::default();
     let mut by_tx = ByTransaction::new();
     let mut sources = BTreeSet::new();
@@ -48,8 +47,8 @@ pub(super) fn erase_links(
     Ok(erased)
 }
 
-pub(super) fn erase_perspective(conn: &PgClient, key: &AuthorKey, perspective: &str) -> Result<Erased, StoreError> {
-    let id = queries::perspective_id(conn, perspective)?;
+/// Erases the perspective of row id `id`, its row included.
+pub(super) fn erase_perspective(conn: &PgClient, key: &AuthorKey, id: i64) -> Result<Erased, StoreError> {
     let mut by_tx = ByTransaction::new();
     let links = conn.query("DELETE FROM links WHERE perspective = $1 RETURNING tx, hash", &[&id])?;
     for row in &links {

@@ -1,6 +1,9 @@
 //! The reads, over any connection: a read snapshot or a writer inside its transaction; and the
 //! upkeep of the `sources` index after links go.
 //!
+//! A perspective is named by its row id here: a transaction looks its uuid up once ([`LOOKUP`])
+//! and keeps the answer (see [`tx`](super::tx)).
+//!
 //! Every value from a caller is a bound parameter; only fixed SQL text is ever spliced.
 
 use tokio_postgres::Row;
@@ -10,12 +13,19 @@ use super::client::{PgClient, get};
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
 
-/// The row id of a perspective, or [`StoreError::NoPerspective`].
-pub(super) fn perspective_id(conn: &PgClient, uuid: &str) -> Result<i64, StoreError> {
-    match conn.query_opt("SELECT id FROM perspectives WHERE uuid = $1", &[&uuid])? {
-        Some(row) => get(&row, 0),
-        None => Err(StoreError::NoPerspective(uuid.to_string())),
-    }
+/// A perspective's row id and row, by uuid: its columns as [`lookup_row`] reads them.
+pub(super) const LOOKUP: &str = "SELECT id, uuid, name, owner, neighbourhood FROM perspectives WHERE uuid = $1";
+
+/// A perspective's row id and row from a row of [`LOOKUP`].
+pub(super) fn lookup_row(row: &Row) -> Result<(i64, Perspective), StoreError> {
+    Ok((get(row, 0)?, perspective_row(row, 1)?))
+}
+
+/// [`LOOKUP`]: the perspective's row id and row, if it exists.
+pub(super) fn lookup(conn: &PgClient, uuid: &str) -> Result<Option<(i64, Perspective)>, StoreError> {
+    conn.query_opt(LOOKUP, &[&uuid])?
+        .map(|row| lookup_row(&row))
+        .transpose()
 }
 
 /// A perspective from the columns `uuid, name, owner, neighbourhood`, starting at `first`.
@@ -38,15 +48,6 @@ pub(super) fn perspectives(conn: &PgClient) -> Result<Vec<Perspective>, StoreErr
     .collect()
 }
 
-pub(super) fn perspective(conn: &PgClient, uuid: &str) -> Result<Option<Perspective>, StoreError> {
-    conn.query_opt(
-        "SELECT uuid, name, owner, neighbourhood FROM perspectives WHERE uuid = $1",
-        &[&uuid],
-    )?
-    .map(|row| perspective_row(&row, 0))
-    .transpose()
-}
-
 /// The perspective's row id, then `values`: the parameters of a built statement.
 pub(super) fn with_perspective<'a>(perspective: &'a i64, values: &'a [&'a str]) -> Vec<&'a (dyn ToSql + Sync)> {
     let mut params: Vec<&(dyn ToSql + Sync)> = Vec::with_capacity(values.len() + 1);
@@ -57,12 +58,11 @@ pub(super) fn with_perspective<'a>(perspective: &'a i64, values: &'a [&'a str]) 
 
 pub(super) fn links(
     conn: &PgClient,
-    perspective: &str,
+    id: i64,
     pattern: LinkPattern<'_>,
     limit: Option<u64>,
     offset: u64,
 ) -> Result<Vec<Link>, StoreError> {
-    let id = perspective_id(conn, perspective)?;
     let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
     let mut params = with_perspective(&id, &values);
     // PostgreSQL: LIMIT NULL means no limit.
@@ -92,8 +92,7 @@ pub(super) fn links(
         .collect()
 }
 
-pub(super) fn count_links(conn: &PgClient, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
-    let id = perspective_id(conn, perspective)?;
+pub(super) fn count_links(conn: &PgClient, id: i64, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
     let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
     let row = conn.query_one(
         &format!("SELECT COUNT(*) FROM links WHERE {clause}"),
@@ -102,13 +101,7 @@ pub(super) fn count_links(conn: &PgClient, perspective: &str, pattern: LinkPatte
     Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
 }
 
-pub(super) fn sources(
-    conn: &PgClient,
-    perspective: &str,
-    query: &SourceQuery,
-    order: Order,
-) -> Result<Vec<String>, StoreError> {
-    let id = perspective_id(conn, perspective)?;
+pub(super) fn sources(conn: &PgClient, id: i64, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
     let Some((sql, values)) = sql::sources_sql(query, order, POSTGRES) else {
         return Ok(Vec::new());
     };
@@ -118,8 +111,7 @@ pub(super) fn sources(
         .collect()
 }
 
-pub(super) fn first_link(conn: &PgClient, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
-    let id = perspective_id(conn, perspective)?;
+pub(super) fn first_link(conn: &PgClient, id: i64, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
     conn.query_opt(
         "SELECT first_ts, first_seq FROM sources WHERE perspective = $1 AND source = $2",
         &[&id, &source],
@@ -128,8 +120,7 @@ pub(super) fn first_link(conn: &PgClient, perspective: &str, source: &str) -> Re
     .transpose()
 }
 
-pub(super) fn models(conn: &PgClient, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
-    let id = perspective_id(conn, perspective)?;
+pub(super) fn models(conn: &PgClient, id: i64) -> Result<Vec<StoredModel>, StoreError> {
     conn.query(
         "SELECT class_name, shacl_json FROM models WHERE perspective = $1 ORDER BY registered",
         &[&id],

@@ -9,16 +9,31 @@
 //! Writers to different perspectives run side by side. Two transactions that lock the same two
 //! perspectives in opposite orders deadlock; PostgreSQL then fails one of them (SQLSTATE 40P01).
 //!
+//! **Fewer round trips.** Each transaction looks a perspective up by uuid once and keeps its row
+//! id and row ([`Known`]); the queries then name it by row id. A reader's answer holds for its
+//! whole snapshot. A writer sends the lookup pipelined right behind the lock statement (one round
+//! trip, see [`client`](super::client)): the server runs it once the lock is held, with a fresh
+//! `READ COMMITTED` snapshot, so it sees every perspective created or erased before, and none can
+//! be created or erased by anyone else until the writer ends (both take the lock); the writer's
+//! own `add_perspective` and `erase_perspective` update what it keeps.
+//!
+//! **Seqs.** Each link draws its seq just before it is written (its hash covers it), one per
+//! link, so that a committed transaction leaves no gap in the sequence; the first link of a
+//! transaction draws it in the statement that inserts the `transactions` row.
+//!
+//! A commit sends its signature (the `UPDATE` of its `transactions` row) and `COMMIT` in one round
+//! trip.
+//!
 //! A Postgres-wire distributed database (CockroachDB, YugabyteDB) has no advisory locks: there
 //! this design would need `SERIALIZABLE` transactions retried on SQLSTATE 40001.
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use super::client::get;
 use super::erase;
 use super::pool::{Pool, Pooled};
-use super::queries::{self, refresh_sources, with_perspective};
+use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
 use super::schema::Scope;
 use crate::store::signing::TransactionSigner;
 use crate::store::sql::{self, POSTGRES};
@@ -27,15 +42,33 @@ use crate::store::{
     WalState, WriteTx,
 };
 
+/// The perspectives a transaction has looked up, by uuid: row id and row, or `None` for one that
+/// does not exist (module docs).
+#[derive(Default)]
+struct Known(RefCell<HashMap<String, Option<(i64, Perspective)>>>);
+
+impl Known {
+    /// What is known of `uuid`: `None` when it was never looked up.
+    fn get(&self, uuid: &str) -> Option<Option<(i64, Perspective)>> {
+        self.0.borrow().get(uuid).cloned()
+    }
+
+    fn set(&self, uuid: &str, row: Option<(i64, Perspective)>) {
+        self.0.borrow_mut().insert(uuid.to_string(), row);
+    }
+}
+
 /// Reads within one snapshot, taken at its first read.
 pub(super) struct PgReadTx<'a> {
     conn: Pooled<'a>,
+    known: Known,
 }
 
 impl<'a> PgReadTx<'a> {
     pub fn begin(pool: &'a Pool) -> Result<Self, StoreError> {
         Ok(PgReadTx {
             conn: pool.begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")?,
+            known: Known::default(),
         })
     }
 
@@ -46,6 +79,16 @@ impl<'a> PgReadTx<'a> {
     /// A read transaction locks nothing.
     fn touch(&self, _perspective: &str) -> Result<(), StoreError> {
         Ok(())
+    }
+
+    /// The perspective's row id and row, looked up once: the snapshot never changes.
+    fn resolve(&self, uuid: &str) -> Result<Option<(i64, Perspective)>, StoreError> {
+        if let Some(known) = self.known.get(uuid) {
+            return Ok(known);
+        }
+        let found = queries::lookup(&self.conn, uuid)?;
+        self.known.set(uuid, found.clone());
+        Ok(found)
     }
 }
 
@@ -66,8 +109,8 @@ pub(super) struct PgWriteTx<'a> {
     signer: TransactionSigner<'a>,
     /// The `transactions` row, inserted with the first link.
     tx_id: Option<i64>,
-    /// Perspectives whose advisory lock this transaction holds.
-    locked: RefCell<HashSet<String>>,
+    /// The perspectives whose advisory lock this transaction holds: exactly those it knows.
+    known: Known,
     committed: bool,
 }
 
@@ -79,7 +122,7 @@ impl<'a> PgWriteTx<'a> {
             key,
             signer: TransactionSigner::new(key, timestamp),
             tx_id: None,
-            locked: RefCell::new(HashSet::new()),
+            known: Known::default(),
             committed: false,
         })
     }
@@ -91,29 +134,51 @@ impl<'a> PgWriteTx<'a> {
     /// Takes the perspective's advisory lock, once per transaction, before any other statement
     /// about it (module docs). Held until commit or rollback.
     fn touch(&self, perspective: &str) -> Result<(), StoreError> {
-        if self.locked.borrow().contains(perspective) {
-            return Ok(());
-        }
-        self.conn.execute(
-            "SELECT pg_advisory_xact_lock($1)",
-            &[&self.scope.perspective_lock(perspective)],
-        )?;
-        self.locked.borrow_mut().insert(perspective.to_string());
-        Ok(())
+        self.resolve(perspective).map(drop)
     }
 
-    fn transaction_id(&mut self) -> Result<i64, StoreError> {
-        if let Some(id) = self.tx_id {
-            return Ok(id);
+    /// The perspective's row id and row, if it exists. The first time, takes its lock and looks
+    /// it up right after, in one round trip (module docs).
+    fn resolve(&self, uuid: &str) -> Result<Option<(i64, Perspective)>, StoreError> {
+        if let Some(known) = self.known.get(uuid) {
+            return Ok(known);
+        }
+        let (_, rows) = self.conn.query_pair(
+            (
+                "SELECT pg_advisory_xact_lock($1)",
+                &[&self.scope.perspective_lock(uuid)],
+            ),
+            (LOOKUP, &[&uuid]),
+        )?;
+        let found = rows.first().map(lookup_row).transpose()?;
+        self.known.set(uuid, found.clone());
+        Ok(found)
+    }
+
+    /// The perspective's row id (its lock taken), or [`StoreError::NoPerspective`].
+    fn perspective_id(&self, uuid: &str) -> Result<i64, StoreError> {
+        match self.resolve(uuid)? {
+            Some((id, _)) => Ok(id),
+            None => Err(StoreError::NoPerspective(uuid.to_string())),
+        }
+    }
+
+    /// The `transactions` row and a new seq for the next link: the first link inserts the row
+    /// and draws its seq in one statement (module docs).
+    fn next_seq(&mut self) -> Result<(i64, i64), StoreError> {
+        if let Some(tx) = self.tx_id {
+            let row = self.conn.query_one("SELECT nextval('links_id_seq')", &[])?;
+            return Ok((tx, get(&row, 0)?));
         }
         let row = self.conn.query_one(
-            "INSERT INTO transactions (author, timestamp, link_hashes, signature) \
-             VALUES ($1, $2, ''::bytea, ''::bytea) RETURNING id",
+            "WITH tx AS (INSERT INTO transactions (author, timestamp, link_hashes, signature) \
+             VALUES ($1, $2, ''::bytea, ''::bytea) RETURNING id) \
+             SELECT tx.id, nextval('links_id_seq') FROM tx",
             &[&self.signer.author(), &self.signer.timestamp()],
         )?;
-        let id = get(&row, 0)?;
-        self.tx_id = Some(id);
-        Ok(id)
+        let (tx, seq) = (get(&row, 0)?, get(&row, 1)?);
+        self.tx_id = Some(tx);
+        Ok((tx, seq))
     }
 
     /// Tells every node's `watch_models` that the perspective's models changed, on commit.
@@ -150,8 +215,7 @@ macro_rules! reads_through_conn {
                 queries::perspectives(self.conn())
             }
             fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError> {
-                self.touch(uuid)?;
-                queries::perspective(self.conn(), uuid)
+                Ok(self.resolve(uuid)?.map(|(_, perspective)| perspective))
             }
             fn links(
                 &self,
@@ -160,24 +224,25 @@ macro_rules! reads_through_conn {
                 limit: Option<u64>,
                 offset: u64,
             ) -> Result<Vec<Link>, StoreError> {
-                self.touch(perspective)?;
-                queries::links(self.conn(), perspective, pattern, limit, offset)
+                queries::links(
+                    self.conn(),
+                    self.perspective_id(perspective)?,
+                    pattern,
+                    limit,
+                    offset,
+                )
             }
             fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
-                self.touch(perspective)?;
-                queries::count_links(self.conn(), perspective, pattern)
+                queries::count_links(self.conn(), self.perspective_id(perspective)?, pattern)
             }
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
-                self.touch(perspective)?;
-                queries::sources(self.conn(), perspective, query, order)
+                queries::sources(self.conn(), self.perspective_id(perspective)?, query, order)
             }
             fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
-                self.touch(perspective)?;
-                queries::first_link(self.conn(), perspective, source)
+                queries::first_link(self.conn(), self.perspective_id(perspective)?, source)
             }
             fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
-                self.touch(perspective)?;
-                queries::models(self.conn(), perspective)
+                queries::models(self.conn(), self.perspective_id(perspective)?)
             }
             fn count_links_elsewhere(
                 &self,
@@ -191,20 +256,29 @@ macro_rules! reads_through_conn {
     };
 }
 
+impl PgReadTx<'_> {
+    /// The perspective's row id, or [`StoreError::NoPerspective`].
+    fn perspective_id(&self, uuid: &str) -> Result<i64, StoreError> {
+        match self.resolve(uuid)? {
+            Some((id, _)) => Ok(id),
+            None => Err(StoreError::NoPerspective(uuid.to_string())),
+        }
+    }
+}
+
 reads_through_conn!(PgReadTx);
 reads_through_conn!(PgWriteTx);
 
 impl WriteTx for PgWriteTx<'_> {
     fn add_perspective(&mut self, perspective: &Perspective) -> Result<(), StoreError> {
-        self.touch(&perspective.uuid)?;
-        if queries::perspective(&self.conn, &perspective.uuid)?.is_some() {
+        if self.resolve(&perspective.uuid)?.is_some() {
             return Err(StoreError::Database(format!(
                 "perspective {} already exists",
                 perspective.uuid
             )));
         }
-        self.conn.execute(
-            "INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES ($1, $2, $3, $4)",
+        let row = self.conn.query_one(
+            "INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES ($1, $2, $3, $4) RETURNING id",
             &[
                 &perspective.uuid,
                 &perspective.name,
@@ -212,22 +286,15 @@ impl WriteTx for PgWriteTx<'_> {
                 &perspective.neighbourhood,
             ],
         )?;
+        self.known
+            .set(&perspective.uuid, Some((get(&row, 0)?, perspective.clone())));
         Ok(())
     }
 
     fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError> {
-        self.touch(perspective)?;
-        // The perspective's row id and the link's seq in one round trip; no seq is drawn for a
-        // perspective that does not exist.
-        let row = self
-            .conn
-            .query_opt(
-                "SELECT id, nextval('links_id_seq') FROM perspectives WHERE uuid = $1",
-                &[&perspective],
-            )?
-            .ok_or_else(|| StoreError::NoPerspective(perspective.to_string()))?;
-        let (id, seq): (i64, i64) = (get(&row, 0)?, get(&row, 1)?);
-        let tx = self.transaction_id()?;
+        // No seq is drawn for a perspective that does not exist.
+        let id = self.perspective_id(perspective)?;
+        let (tx, seq) = self.next_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
         // The link and the sources row in one statement; the row keeps the earliest
         // (timestamp, seq), should a clock ever step back.
@@ -256,8 +323,7 @@ impl WriteTx for PgWriteTx<'_> {
     }
 
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
-        self.touch(perspective)?;
-        let id = queries::perspective_id(&self.conn, perspective)?;
+        let id = self.perspective_id(perspective)?;
         let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
         let removed = self.conn.query(
             &format!("DELETE FROM links WHERE {clause} RETURNING source"),
@@ -273,8 +339,7 @@ impl WriteTx for PgWriteTx<'_> {
     }
 
     fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError> {
-        self.touch(perspective)?;
-        let id = queries::perspective_id(&self.conn, perspective)?;
+        let id = self.perspective_id(perspective)?;
         let replaced = self.conn.execute(
             "UPDATE models SET shacl_json = $3 WHERE perspective = $1 AND class_name = $2",
             &[&id, &model.class_name, &model.shacl_json],
@@ -294,24 +359,29 @@ impl WriteTx for PgWriteTx<'_> {
         self.check_not_failed()?;
         if let Some(tx) = self.tx_id {
             let signature = self.signer.sign();
-            self.conn.execute(
+            // One round trip: should the update fail, PostgreSQL rolls back instead of committing
+            // and its error is returned.
+            self.conn.execute_then_batch(
                 "UPDATE transactions SET link_hashes = $2, signature = $3 WHERE id = $1",
                 &[&tx, &self.signer.hashes(), &&signature[..]],
+                "COMMIT",
             )?;
+        } else {
+            self.conn.batch("COMMIT")?;
         }
-        self.conn.batch("COMMIT")?;
         self.committed = true;
         Ok(())
     }
 
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
-        self.touch(perspective)?;
-        erase::erase_links(&self.conn, self.key, perspective, patterns)
+        let id = self.perspective_id(perspective)?;
+        erase::erase_links(&self.conn, self.key, id, patterns)
     }
 
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
-        self.touch(perspective)?;
-        let erased = erase::erase_perspective(&self.conn, self.key, perspective)?;
+        let id = self.perspective_id(perspective)?;
+        let erased = erase::erase_perspective(&self.conn, self.key, id)?;
+        self.known.set(perspective, None);
         self.notify_models_changed(perspective)?;
         Ok(erased)
     }
