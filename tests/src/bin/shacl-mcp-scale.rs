@@ -2,8 +2,9 @@
 //! PostgreSQL database, with the same clients spread over the nodes (round robin, as a load
 //! balancer would), and one node on SQLite for reference.
 //!
-//! `shacl-mcp-scale --db postgres://… [--clients 12] [--seconds 10]`; every run uses schemas of
-//! its own. Each client loops `task_create` then `task_get` of what it made (stateless HTTP,
+//! `shacl-mcp-scale --db postgres://… [--clients 12] [--seconds 10] [--own-perspectives]`; every
+//! run uses schemas of its own. Writers of one perspective take turns (its lock), so
+//! `--own-perspectives` shows what independent tenants get. Each client loops `task_create` then `task_get` of what it made (stateless HTTP,
 //! 2026-07-28 lifecycle); the figure counts both calls.
 
 use std::time::{Duration, Instant};
@@ -15,6 +16,8 @@ struct Options {
     db: String,
     clients: usize,
     seconds: u64,
+    /// Each client writes to a perspective of its own (writers of one perspective take turns).
+    own_perspectives: bool,
 }
 
 fn options() -> Result<Options, String> {
@@ -22,6 +25,7 @@ fn options() -> Result<Options, String> {
         db: std::env::var("SHACL_MCP_TEST_POSTGRES").unwrap_or_default(),
         clients: 12,
         seconds: 10,
+        own_perspectives: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -30,6 +34,7 @@ fn options() -> Result<Options, String> {
             "--db" => options.db = value()?,
             "--clients" => options.clients = value()?.parse().map_err(|e| format!("--clients: {e}"))?,
             "--seconds" => options.seconds = value()?.parse().map_err(|e| format!("--seconds: {e}"))?,
+            "--own-perspectives" => options.own_perspectives = true,
             _ => {
                 return Err(format!(
                     "unknown flag {flag}; usage: shacl-mcp-scale --db postgres://… [--clients N] [--seconds S]"
@@ -63,18 +68,23 @@ impl Figure {
     }
 }
 
-async fn drive(nodes: &[HttpServer], clients: usize, seconds: u64) -> Figure {
+async fn drive(nodes: &[HttpServer], options: &Options) -> Figure {
+    let (clients, seconds) = (options.clients, options.seconds);
     let setup = nodes[0].client(None, Lifecycle::Modern).await;
-    let p = ok(&setup, "add_perspective", json!({ "name": "Scale" })).await["uuid"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mut perspectives = Vec::new();
+    for _ in 0..if options.own_perspectives { clients } else { 1 } {
+        let p = ok(&setup, "add_perspective", json!({ "name": "Scale" })).await["uuid"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        perspectives.push(p);
+    }
     let mut workers = Vec::new();
     let until = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
     for c in 0..clients {
         let client = nodes[c % nodes.len()].client(None, Lifecycle::Modern).await;
-        let p = p.clone();
+        let p = perspectives[c % perspectives.len()].clone();
         workers.push(tokio::spawn(async move {
             let (mut calls, mut errors, mut latencies) = (0, 0, Vec::new());
             let mut i = 0;
@@ -145,8 +155,14 @@ async fn main() {
     let separator = if options.db.contains('?') { '&' } else { '?' };
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     println!(
-        "machine: {cores} cores; {} clients, {} s per figure; task_create + task_get per round; all processes on this machine\n",
-        options.clients, options.seconds
+        "machine: {cores} cores; {} clients ({}), {} s per figure; task_create + task_get per round; all processes on this machine\n",
+        options.clients,
+        if options.own_perspectives {
+            "a perspective each"
+        } else {
+            "one perspective"
+        },
+        options.seconds
     );
     println!(
         "{:<40} {:>9} {:>8} {:>8} {:>7} {:>7}",
@@ -169,7 +185,7 @@ async fn main() {
         ),
     ] {
         let nodes = start(count, &db);
-        let mut figure = drive(&nodes, options.clients, options.seconds).await;
+        let mut figure = drive(&nodes, &options).await;
         let rate = figure.per_second();
         if count == 1 && db.starts_with("postgres") {
             baseline = Some(rate);
