@@ -67,6 +67,7 @@ pub async fn serve(
         server_version: server_version.to_string(),
         custom_tools,
         accounts,
+        inline_reads: matches!(config.db, Database::Sqlite(_)),
     };
     let server = McpServer::new(engine, options);
     if let Some(changes) = opened.model_changes {

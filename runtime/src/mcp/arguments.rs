@@ -9,6 +9,10 @@ use crate::engine::Problem;
 /// The problems of `arguments` against the tool's schema, ordered by the schema's argument
 /// order (unknown arguments last).
 pub fn check(tool: &TableTool, arguments: &Value) -> Vec<Problem> {
+    // Valid arguments (the usual case) without building an error iterator.
+    if tool.arguments.is_valid(arguments) {
+        return Vec::new();
+    }
     let mut problems: Vec<(usize, Problem)> = tool
         .arguments
         .iter_errors(arguments)

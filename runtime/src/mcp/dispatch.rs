@@ -24,6 +24,31 @@ pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value
     })
 }
 
+/// Whether a tool runs on the async worker that received it rather than on the blocking pool:
+/// those that touch no store, and with `local_reads` (a store that reads local files,
+/// [`super::ServerOptions::inline_reads`]) reads of one instance, which cost less than the two
+/// thread switches of `spawn_blocking` (a read transaction never waits for a writer in WAL mode).
+pub fn runs_inline(tool: &str, entry: &Entry, local_reads: bool) -> bool {
+    match entry {
+        Entry::Static if tool == "get_my_did" => true,
+        Entry::Static => local_reads && tool == "instance_get",
+        Entry::Class { kind, .. } => local_reads && matches!(kind, Kind::Get | Kind::GetCollection(_)),
+        Entry::Custom(_) => false,
+    }
+}
+
+/// [`call`] on the caller's thread, a panic answered like one on the blocking pool.
+pub fn call_inline(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value>) -> Result<Value, ToolError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| call(engine, tool, entry, args))).unwrap_or_else(|panic| {
+        let text = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Err(ToolError::Internal(format!("the call failed: {text}")))
+    })
+}
+
 struct Args<'a>(&'a Map<String, Value>);
 
 impl<'a> Args<'a> {

@@ -293,6 +293,10 @@ impl McpServer {
         }
         let args = Value::Object(arguments.unwrap_or_default());
         let problems = arguments::check(&tool, &args);
+        let args = match args {
+            Value::Object(args) => args,
+            _ => Map::new(),
+        };
         let outcome = if !problems.is_empty() {
             Err(ToolError::Invalid(Envelope {
                 subject: Subject::Tool(name.to_string()),
@@ -307,7 +311,6 @@ impl McpServer {
             && ACCOUNT_TOOLS.contains(&name)
         {
             let (tool_name, client) = (name.to_string(), client.to_string());
-            let args = args.as_object().cloned().unwrap_or_default();
             let outcome =
                 tokio::task::spawn_blocking(move || account_tools::call(&accounts, &tool_name, &args, &client))
                     .await
@@ -323,10 +326,12 @@ impl McpServer {
         } else {
             match self.engine_for(caller) {
                 Err(refused) => return Ok(refusal(refused)),
+                Ok(engine) if dispatch::runs_inline(name, &tool.entry, self.inner.options.inline_reads) => {
+                    dispatch::call_inline(&engine, name, &tool.entry, &args)
+                }
                 Ok(engine) => {
-                    let (entry, tool_name) = (tool.entry.clone(), name.to_string());
-                    let args = args.as_object().cloned().unwrap_or_default();
-                    tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &entry, &args))
+                    let (tool, tool_name) = (tool.clone(), name.to_string());
+                    tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &tool.entry, &args))
                         .await
                         .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))))
                 }

@@ -30,6 +30,10 @@ pub struct ServerOptions {
     pub custom_tools: Vec<CustomTool>,
     /// Multi-user mode (`--multi-user`): the accounts; `None` is single-user mode.
     pub accounts: Option<std::sync::Arc<crate::accounts::Accounts>>,
+    /// Reads of one instance (`instance_get`, `*_get`) run on the async worker that received
+    /// them instead of the blocking pool: for a store that reads local files (SQLite), never
+    /// one that waits on a network (PostgreSQL).
+    pub inline_reads: bool,
 }
 
 impl std::fmt::Debug for CustomTool {
@@ -50,6 +54,7 @@ impl Default for ServerOptions {
             server_version: env!("CARGO_PKG_VERSION").to_string(),
             custom_tools: Vec::new(),
             accounts: None,
+            inline_reads: true,
         }
     }
 }
