@@ -37,7 +37,17 @@ pub fn is_iri(s: &str) -> bool {
     let mut chars = scheme.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '.' | '-'))
-        && !s.chars().any(char::is_whitespace)
+        && !has_whitespace(s)
+}
+
+/// `s.chars().any(char::is_whitespace)`, a byte at a time when the text is ASCII.
+fn has_whitespace(s: &str) -> bool {
+    if s.is_ascii() {
+        s.bytes()
+            .any(|b| matches!(b, b'\t' | b'\n' | b'\x0B' | b'\x0C' | b'\r' | b' '))
+    } else {
+        s.chars().any(char::is_whitespace)
+    }
 }
 
 fn encode_uri_component(text: &str, out: &mut String) {
@@ -80,5 +90,18 @@ mod tests {
         for bad in ["Channel", "1app:x", ":x", "app://a b", ""] {
             assert!(!is_iri(bad), "{bad}");
         }
+        // Whitespace is Unicode's, ASCII or not.
+        for bad in [
+            "a:b\tc",
+            "a:b\u{0B}",
+            "a:b\u{0C}",
+            "a:b\r",
+            "a:é\u{85}",
+            "a:b\u{A0}",
+            "a:b\u{3000}",
+        ] {
+            assert!(!is_iri(bad), "{bad:?}");
+        }
+        assert!(is_iri("a:é\u{1}"));
     }
 }

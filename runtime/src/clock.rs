@@ -148,6 +148,26 @@ pub fn format_rfc3339_micros(micros: i64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
+    if (0..=9999).contains(&y) {
+        // Every instance object carries three of these: the digits by hand, not `format!`.
+        let mut text = *b"0000-00-00T00:00:00.000000Z";
+        let fields = [
+            (0..4, y as u64),
+            (5..7, u64::from(m)),
+            (8..10, u64::from(d)),
+            (11..13, (rem / 3600) as u64),
+            (14..16, ((rem / 60) % 60) as u64),
+            (17..19, (rem % 60) as u64),
+            (20..26, frac as u64),
+        ];
+        for (range, mut n) in fields {
+            for digit in text[range].iter_mut().rev() {
+                *digit = b'0' + (n % 10) as u8;
+                n /= 10;
+            }
+        }
+        return text.iter().map(|&b| char::from(b)).collect();
+    }
     format!(
         "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{frac:06}Z",
         rem / 3600,
@@ -207,6 +227,33 @@ mod tests {
             format_rfc3339_micros(parse_rfc3339_micros("2000-02-29T23:59:59.999999Z").unwrap()),
             "2000-02-29T23:59:59.999999Z"
         );
+    }
+
+    #[test]
+    fn hand_made_digits_match_format() {
+        let by_format = |micros: i64| {
+            let (secs, frac) = (micros.div_euclid(1_000_000), micros.rem_euclid(1_000_000));
+            let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+            let (y, m, d) = civil_from_days(days);
+            let (h, min, s) = (rem / 3600, (rem / 60) % 60, rem % 60);
+            format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{frac:06}Z")
+        };
+        let mut micros = -62_167_219_200_000_001; // just before 0000-01-01
+        for _ in 0..20_000 {
+            assert_eq!(format_rfc3339_micros(micros), by_format(micros), "{micros}");
+            micros = (micros + 31_556_952_123_457) % 260_000_000_000_000_000;
+        }
+        for micros in [
+            0,
+            -1,
+            1,
+            253_402_300_799_999_999,
+            253_402_300_800_000_000,
+            i64::MIN / 2,
+            i64::MAX / 2,
+        ] {
+            assert_eq!(format_rfc3339_micros(micros), by_format(micros), "{micros}");
+        }
     }
 
     #[test]

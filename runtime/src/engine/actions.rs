@@ -12,6 +12,10 @@ pub(crate) struct Runner<'t, 'a> {
     pub this: &'t str,
     pub links_added: u64,
     pub links_removed: u64,
+    /// When `this` had no links as the transaction began (a new instance): the `(predicate,
+    /// target)` of every link out of it written since. A removal out of `this` that matches
+    /// none of them has nothing to remove and is not sent to the store.
+    fresh: Option<Vec<(String, String)>>,
 }
 
 impl<'t, 'a> Runner<'t, 'a> {
@@ -22,7 +26,14 @@ impl<'t, 'a> Runner<'t, 'a> {
             this,
             links_added: 0,
             links_removed: 0,
+            fresh: None,
         }
+    }
+
+    /// The same, for a `this` the caller saw without links in this transaction.
+    pub fn on_fresh_node(mut self) -> Self {
+        self.fresh = Some(Vec::new());
+        self
     }
 
     /// Runs `action`. `target_of` resolves a target that is neither `this` nor a constant
@@ -65,10 +76,20 @@ impl<'t, 'a> Runner<'t, 'a> {
             },
         )?;
         self.links_added += 1;
+        if let Some(written) = self.fresh.as_mut().filter(|_| source == self.this) {
+            written.push((predicate.to_string(), target.to_string()));
+        }
         Ok(())
     }
 
     pub fn remove(&mut self, source: &str, predicate: &str, target: Option<&str>) -> Result<u64, StoreError> {
+        let matches = |(p, t): &(String, String)| p == predicate && target.is_none_or(|target| target == t);
+        if let Some(written) = self.fresh.as_mut().filter(|_| source == self.this) {
+            if !written.iter().any(matches) {
+                return Ok(0);
+            }
+            written.retain(|link| !matches(link));
+        }
         let pattern = LinkPattern {
             source: Some(source),
             predicate: Some(predicate),

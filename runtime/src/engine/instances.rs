@@ -8,8 +8,8 @@ use shacl_mcp_compiler::model::{Class, HAS_CHILD, Property};
 
 use super::actions::Runner;
 use super::error::{Envelope, Problem, Subject, ToolError};
-use super::object::{instance_object, is_instance, links_of};
-use super::validate::{Item, Mode, RefState, ReferenceCheck, check_single, check_values, interpret_item, with_type};
+use super::object::{carries_marker, instance_object, is_instance, links_of};
+use super::validate::{Item, Mode, RefState, ReferenceCheck, check_compiled, check_single, interpret_item, with_type};
 use super::{Engine, values};
 use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
@@ -46,7 +46,15 @@ impl Engine {
         self.validate(&*tx, perspective, &class, properties, &[], Mode::Create)?;
 
         let base = base_uri.map_or_else(|| self.ids.mint(), str::to_string);
+        let out_of_base = LinkPattern {
+            source: Some(&base),
+            ..LinkPattern::default()
+        };
+        let fresh = tx.count_links(perspective, out_of_base)? == 0;
         let mut run = Runner::new(&mut *tx, perspective, &base);
+        if fresh {
+            run = run.on_fresh_node();
+        }
         let encoded = |name: &str| -> Option<String> {
             let p = class.property(name).filter(|p| !p.collection)?;
             properties.get(name).map(|v| values::encode(p, v))
@@ -106,12 +114,12 @@ impl Engine {
         let tx = self.store.read()?;
         self.require_perspective(&*tx, perspective)?;
         let class = self.class(&*tx, perspective, class_name)?;
-        self.require_instance(&*tx, perspective, &class, base_uri)?;
-        Ok(instance_object(
-            &class,
-            base_uri,
-            &links_of(&*tx, perspective, base_uri)?,
-        ))
+        // The links out of the node say whether it carries the marker: one read, not two.
+        let links = links_of(&*tx, perspective, base_uri)?;
+        if !carries_marker(&class, &links) {
+            return Err(missing_instance(perspective, &class, base_uri));
+        }
+        Ok(instance_object(&class, base_uri, &links))
     }
 
     /// `instance_update`: writable scalars through their setters, `unset` optional ones.
@@ -313,11 +321,7 @@ impl Engine {
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
         let problems = match self.fixed.compiled_class(&class.name) {
             // Generated code: the same structure, the checks of each value compiled in.
-            Some(compiled) => {
-                let mut item =
-                    |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (compiled.check_item)(i, it, r);
-                check_values(compiled.properties, properties, unset, mode, &mut item, &mut references)?
-            }
+            Some(compiled) => check_compiled(compiled, properties, unset, mode, &mut references)?,
             None => super::validate::interpret_values(class, properties, unset, mode, &mut references)?,
         };
         if problems.is_empty() {
@@ -358,13 +362,7 @@ impl Engine {
         if is_instance(tx, perspective, class, node)? {
             return Ok(());
         }
-        Err(ToolError::refused(
-            format!("No {} with id '{node}' in perspective '{perspective}'", class.name),
-            format!(
-                "Call instance_query with class_name \"{}\" to find its instances.",
-                class.name
-            ),
-        ))
+        Err(missing_instance(perspective, class, node))
     }
 
     /// The collection named in add/remove, writable, and the item's value checked like any value.
@@ -423,6 +421,17 @@ impl Engine {
             Err(class_envelope(class, problems))
         }
     }
+}
+
+/// The missing-instance answer.
+fn missing_instance(perspective: &str, class: &Class, node: &str) -> ToolError {
+    ToolError::refused(
+        format!("No {} with id '{node}' in perspective '{perspective}'", class.name),
+        format!(
+            "Call instance_query with class_name \"{}\" to find its instances.",
+            class.name
+        ),
+    )
 }
 
 pub(crate) fn class_envelope(class: &Class, problems: Vec<Problem>) -> ToolError {

@@ -168,6 +168,10 @@ impl Engine {
 
     /// Class lookup: exact name, then case-insensitive; else an error listing the classes.
     fn class(&self, tx: &dyn ReadTx, perspective: &str, name: &str) -> Result<Arc<Class>, ToolError> {
+        // The common case, a class of the fixed DNA by its exact name, without a list.
+        if let Some(found) = self.fixed.classes().iter().find(|c| c.name == name) {
+            return Ok(found.clone());
+        }
         let classes = self.classes(tx, perspective)?;
         let found = classes
             .iter()

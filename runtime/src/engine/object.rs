@@ -26,6 +26,14 @@ pub(crate) fn is_instance(tx: &dyn ReadTx, perspective: &str, class: &Class, nod
     Ok(true)
 }
 
+/// [`is_instance`] from the links out of the node (all of them, as [`links_of`] reads them).
+pub(crate) fn carries_marker(class: &Class, links: &[Link]) -> bool {
+    class
+        .marker
+        .iter()
+        .all(|m| links.iter().any(|l| l.predicate == m.predicate && l.target == m.target))
+}
+
 /// Every link out of a node, ordered by (timestamp, seq).
 pub(crate) fn links_of(tx: &dyn ReadTx, perspective: &str, node: &str) -> Result<Vec<Link>, StoreError> {
     let pattern = LinkPattern {
@@ -76,12 +84,17 @@ pub(crate) fn instance_object(class: &Class, node: &str, links: &[Link]) -> Valu
     let first = links.iter().min_by_key(|l| (l.timestamp, l.seq));
     let last = links.iter().max_by_key(|l| (l.timestamp, l.seq));
     let time = |l: Option<&Link>| l.map(|l| format_rfc3339_micros(l.timestamp)).unwrap_or_default();
-    o.insert("createdAt".into(), time(first).into());
-    o.insert("updatedAt".into(), time(last).into());
+    let created = time(first);
+    let updated = match (first, last) {
+        (Some(f), Some(l)) if f.timestamp == l.timestamp => created.clone(),
+        _ => time(last),
+    };
+    o.insert("createdAt".into(), created.clone().into());
+    o.insert("updatedAt".into(), updated.into());
     o.insert(
         "author".into(),
         first.map(|l| l.author.clone()).unwrap_or_default().into(),
     );
-    o.insert("timestamp".into(), time(first).into());
+    o.insert("timestamp".into(), created.into());
     Value::Object(o)
 }

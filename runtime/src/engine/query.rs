@@ -3,8 +3,16 @@
 //! Candidates come from the store (the class marker, `parent`, and equality on references
 //! pushed down exactly); every filter is then evaluated on decoded, typed values, so the
 //! push-down can narrow the candidates but never change the answer.
+//!
+//! Equality on a literal is not pushed down: a value has many spellings (AD4M's `literal://`,
+//! `^^` datatypes, percent-encoding, a string read from a bare IRI), so the canonical target
+//! alone would miss instances, and the last link of a scalar wins, so having a link is not having
+//! the value. Without a filter only the page is read; with one, every candidate's values are
+//! read: one instance at a time for few candidates, else a property at a time over the whole
+//! perspective ([`bulk_values`]).
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 use shacl_mcp_compiler::model::{Class, Property, ValueType};
@@ -13,7 +21,8 @@ use super::Engine;
 use super::error::{Problem, ToolError};
 use super::object::{instance_object, links_of, readable, values_of};
 use super::validate::same_value;
-use crate::store::{Order, SourceQuery};
+use super::values;
+use crate::store::{Link, LinkPattern, Order, ReadTx, SourceQuery, StoreError};
 
 /// Largest page of instance_query and the per-class query and list tools.
 pub const MAX_LIMIT: u64 = 500;
@@ -77,20 +86,54 @@ impl Engine {
             push_down(f, &mut query.any_of);
         }
         let candidates = tx.sources(perspective, &query, args.order)?;
-        let mut total = 0u64;
-        let mut instances = Vec::new();
-        for node in &candidates {
-            let links = links_of(&*tx, perspective, node)?;
-            if let Some(f) = &filter {
-                let values = values_of(&class, &links);
-                if !matches(f, node, &|name| values.get(name)) {
-                    continue;
+        // Every candidate carries the marker (and the parent edge): without a filter each one
+        // is an answer, and only the page is read.
+        let mut page = Page::new(offset, limit);
+        match &filter {
+            None => {
+                for node in &candidates {
+                    page.push(node, None);
                 }
             }
-            if total >= offset && (instances.len() as u64) < limit {
-                instances.push(instance_object(&class, node, &links));
+            Some(f) => {
+                let needed = referenced(f);
+                if needed.is_empty() {
+                    // Conditions on `id` alone: no link to read.
+                    for node in &candidates {
+                        if matches(f, node, &|_| None) {
+                            page.push(node, None);
+                        }
+                    }
+                } else if candidates.len() >= BULK_CANDIDATES && query.child_of.is_none() {
+                    let values = bulk_values(&*tx, perspective, &needed, &candidates, BULK_CHUNK)?;
+                    for (i, node) in candidates.iter().enumerate() {
+                        let value_of = |name: &str| {
+                            let p = needed.iter().position(|p| p.name == name)?;
+                            values[p][i].as_ref()
+                        };
+                        if matches(f, node, &value_of) {
+                            page.push(node, None);
+                        }
+                    }
+                } else {
+                    for node in &candidates {
+                        let links = links_of(&*tx, perspective, node)?;
+                        let values = values_of(&class, &links);
+                        if matches(f, node, &|name| values.get(name)) {
+                            page.push(node, Some(links));
+                        }
+                    }
+                }
             }
-            total += 1;
+        }
+        let total = page.total;
+        let mut instances = Vec::with_capacity(page.items.len());
+        for (node, links) in page.items {
+            let links = match links {
+                Some(links) => links,
+                None => links_of(&*tx, perspective, node)?,
+            };
+            instances.push(instance_object(&class, node, &links));
         }
         Ok(json!({
             "class_name": class.name,
@@ -99,6 +142,104 @@ impl Engine {
             "instances": instances,
         }))
     }
+}
+
+/// The answers of one page, and how many there are in all.
+struct Page<'c> {
+    offset: u64,
+    limit: u64,
+    total: u64,
+    /// Each answer of the page, with its links when they were read already.
+    items: Vec<(&'c str, Option<Vec<Link>>)>,
+}
+
+impl<'c> Page<'c> {
+    fn new(offset: u64, limit: u64) -> Self {
+        Page {
+            offset,
+            limit,
+            total: 0,
+            items: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, node: &'c str, links: Option<Vec<Link>>) {
+        if self.total >= self.offset && (self.items.len() as u64) < self.limit {
+            self.items.push((node, links));
+        }
+        self.total += 1;
+    }
+}
+
+/// From this many candidates on (with no parent to narrow them), the values a filter needs are
+/// read a property at a time over the whole perspective, one query per [`BULK_CHUNK`] links,
+/// rather than with one query per candidate.
+const BULK_CANDIDATES: usize = 256;
+const BULK_CHUNK: u64 = 200_000;
+
+/// The properties a filter reads, once each, in order of first mention.
+fn referenced(f: &Filter) -> Vec<&Property> {
+    fn walk<'f>(f: &'f Filter, out: &mut Vec<&'f Property>) {
+        match f {
+            Filter::All(parts) | Filter::Any(parts) => parts.iter().for_each(|p| walk(p, out)),
+            Filter::Not(inner) => walk(inner, out),
+            Filter::Cond(Some(p), _) => {
+                if !out.iter().any(|seen| seen.name == p.name) {
+                    out.push(p);
+                }
+            }
+            Filter::Cond(None, _) => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(f, &mut out);
+    out
+}
+
+/// The values of `properties` of every candidate, as [`values_of`] reads them (a scalar's last
+/// readable link, a collection's readable items in link order), from the links of each property's
+/// path over the perspective, in (timestamp, seq) order. `values[p][c]` is property `p` of
+/// candidate `c`. The links are read `chunk` at a time.
+fn bulk_values(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    properties: &[&Property],
+    candidates: &[String],
+    chunk: u64,
+) -> Result<Vec<Vec<Option<Value>>>, StoreError> {
+    let index: HashMap<&str, usize> = candidates.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let mut all = Vec::with_capacity(properties.len());
+    for p in properties {
+        let empty = p.collection.then(|| Value::Array(Vec::new()));
+        let mut values = vec![empty; candidates.len()];
+        let pattern = LinkPattern {
+            source: None,
+            predicate: Some(&p.path),
+            target: None,
+        };
+        let mut offset = 0;
+        loop {
+            let links = tx.links(perspective, pattern, Some(chunk), offset)?;
+            for link in &links {
+                let Some(&i) = index.get(link.source.as_str()) else {
+                    continue;
+                };
+                let Some(value) = values::read(p, &link.target) else {
+                    continue;
+                };
+                match &mut values[i] {
+                    Some(Value::Array(items)) if p.collection => items.push(value),
+                    slot => *slot = Some(value),
+                }
+            }
+            if (links.len() as u64) < chunk {
+                break;
+            }
+            offset += chunk;
+        }
+        all.push(values);
+    }
+    Ok(all)
 }
 
 fn parse(class: &Class, filter: &Map<String, Value>) -> Result<Filter, ToolError> {
@@ -252,5 +393,79 @@ fn compare(a: &Value, b: &Value) -> Option<Ordering> {
         (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
         (Value::String(x), Value::String(y)) => Some(x.cmp(y)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::clock::FixedClock;
+    use crate::engine::FixedDna;
+    use crate::store::sqlite::SqliteStore;
+    use crate::store::{LinkStore, NewLink, Perspective};
+
+    /// Values read a property at a time, whatever the chunk, are those of [`values_of`].
+    #[test]
+    fn bulk_values_are_the_values_of_each_node() {
+        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/dna/tasks.json");
+        let (fixed, _) = FixedDna::load(&[dna]).unwrap();
+        let task = fixed.classes()[0].clone();
+        let store = SqliteStore::open_in_memory(Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap())).unwrap();
+        let mut tx = store.write().unwrap();
+        let p = Perspective {
+            uuid: "p".into(),
+            name: "p".into(),
+            owner: store.did().into(),
+            neighbourhood: None,
+        };
+        tx.add_perspective(&p).unwrap();
+        let targets = [
+            ("todo://status", "literal:string:open"),
+            ("todo://status", "literal:string:done"),
+            ("todo://status", "literal://string:open"),
+            ("todo://priority", "literal:number:2"),
+            ("todo://priority", "literal:string:high"),
+            ("todo://priority", "literal:3^^xsd:integer"),
+            ("todo://tag", "a"),
+            ("todo://tag", "literal:string:b"),
+            ("todo://tag", "literal:number:1"),
+        ];
+        let nodes: Vec<String> = (0..7).map(|i| format!("ad4m://n{i}")).collect();
+        for round in 0..3 {
+            for (i, node) in nodes.iter().enumerate() {
+                for (j, (predicate, target)) in targets.iter().enumerate() {
+                    if (i + j + round) % 3 == 0 {
+                        let link = NewLink {
+                            source: node.clone(),
+                            predicate: predicate.to_string(),
+                            target: target.to_string(),
+                            local: false,
+                        };
+                        tx.add_link("p", link).unwrap();
+                    }
+                }
+            }
+        }
+        tx.commit().unwrap();
+        let tx = store.read().unwrap();
+        let properties: Vec<&Property> = ["status", "priority", "tags", "title"]
+            .iter()
+            .map(|name| task.properties.iter().find(|p| p.name == *name).unwrap())
+            .collect();
+        let expected: Vec<Vec<Option<Value>>> = properties
+            .iter()
+            .map(|p| {
+                nodes
+                    .iter()
+                    .map(|node| values_of(&task, &links_of(&*tx, "p", node).unwrap()).remove(&p.name))
+                    .collect()
+            })
+            .collect();
+        for chunk in [1, 2, 3, 5, 1000] {
+            let got = bulk_values(&*tx, "p", &properties, &nodes, chunk).unwrap();
+            assert_eq!(got, expected, "chunk {chunk}");
+        }
     }
 }

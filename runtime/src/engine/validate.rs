@@ -18,6 +18,7 @@ use shacl_mcp_compiler::problems as words;
 
 use super::error::Problem;
 use super::temporal;
+use crate::compiled::CompiledClass;
 use crate::store::StoreError;
 
 /// What the values are for.
@@ -245,14 +246,112 @@ pub fn check_values<R: PropertyRule>(
     Ok(problems)
 }
 
+/// The generated validator of a class ([`CompiledClass`]): [`check_values`] over its rules
+/// with its compiled checks, after a pass that accepts valid values without building anything.
+pub fn check_compiled(
+    class: &CompiledClass,
+    given: &Map<String, Value>,
+    unset: &[String],
+    mode: Mode,
+    references: &mut ReferenceCheck<'_>,
+) -> Result<Vec<Problem>, StoreError> {
+    let mut item = |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (class.check_item)(i, it, r);
+    if all_valid(class.properties, given, unset, mode, &mut item, references)? {
+        return Ok(Vec::new());
+    }
+    check_values(class.properties, given, unset, mode, &mut item, references)
+}
+
+/// Whether [`check_values`] would find no problem, in one pass over `given` that allocates
+/// nothing while the values are valid. `false` may also mean "not decided here" (an `unset`
+/// list, more than 64 properties): the caller then runs [`check_values`], which says what is
+/// wrong, so this only ever spares work.
+pub fn all_valid<R: PropertyRule>(
+    rules: &[R],
+    given: &Map<String, Value>,
+    unset: &[String],
+    mode: Mode,
+    item: &mut ItemCheck<'_>,
+    references: &mut ReferenceCheck<'_>,
+) -> Result<bool, StoreError> {
+    if !unset.is_empty() || rules.len() > 64 {
+        return Ok(false);
+    }
+    // Problems of the checks land here; the first one ends the pass.
+    let mut scratch = Vec::new();
+    let mut seen = 0u64;
+    for (name, value) in given {
+        let Some(index) = rules.iter().position(|p| p.name() == name.as_str()) else {
+            return Ok(false);
+        };
+        let p = &rules[index];
+        seen |= 1 << index;
+        if access_refused(p, mode) {
+            return Ok(false);
+        }
+        let mut check = |value: &Value, scratch: &mut Vec<Problem>| {
+            let mut it = Item {
+                value,
+                label: p.name(),
+                expected_type: "",
+                cardinality: "",
+                out: scratch,
+            };
+            item(index, &mut it, references)
+        };
+        if p.collection() {
+            let Value::Array(items) = value else {
+                return Ok(false);
+            };
+            let n = items.len() as u64;
+            if p.max_count().is_some_and(|max| n > max) || (mode == Mode::Create && n < p.min_count()) {
+                return Ok(false);
+            }
+            for v in items {
+                check(v, &mut scratch)?;
+                if !scratch.is_empty() {
+                    return Ok(false);
+                }
+            }
+        } else {
+            if matches!(value, Value::Array(_) | Value::Null) {
+                return Ok(false);
+            }
+            check(value, &mut scratch)?;
+            if !scratch.is_empty() {
+                return Ok(false);
+            }
+        }
+    }
+    if mode == Mode::Create {
+        for (index, p) in rules.iter().enumerate() {
+            if p.required() && seen & (1 << index) == 0 {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Whether a property may not be written in this mode ([`access_problem`] says why).
+fn access_refused<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> bool {
+    match (p.access(), mode) {
+        (Access::Writable, Mode::Update) => p.collection(),
+        (Access::Writable, _) | (Access::CreateOnly, Mode::Create) => false,
+        _ => true,
+    }
+}
+
 /// Why a property may not be written in this mode: read-only (with its reason), or a
 /// collection passed to update.
 pub fn access_problem<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> Option<String> {
-    match (p.access(), mode) {
-        (Access::Writable, Mode::Update) if p.collection() => Some(words::COLLECTION_IN_UPDATE.to_string()),
-        (Access::Writable, _) | (Access::CreateOnly, Mode::Create) => None,
-        (access, _) => Some(words::read_only(access.reason().unwrap_or_default())),
+    if !access_refused(p, mode) {
+        return None;
     }
+    Some(match p.access() {
+        Access::Writable => words::COLLECTION_IN_UPDATE.to_string(),
+        access => words::read_only(access.reason().unwrap_or_default()),
+    })
 }
 
 /// One property's value: collections item by item (`tags[2]`), then their size.
