@@ -91,6 +91,8 @@ impl ReadPool {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         conn.pragma_update(None, "query_only", "ON")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
         Ok(conn)
@@ -112,10 +114,11 @@ pub(super) fn begin(conn: &Connection, sql: &str) -> Result<(), StoreError> {
     if !conn.is_autocommit() {
         conn.execute_batch("ROLLBACK")?;
     }
-    Ok(conn.execute_batch(sql)?)
+    conn.prepare_cached(sql)?.execute([])?;
+    Ok(())
 }
 
 /// Rolls back whatever is open; `false` when the connection could not be brought back to rest.
 pub(super) fn end(conn: &Connection) -> bool {
-    conn.is_autocommit() || conn.execute_batch("ROLLBACK").is_ok()
+    conn.is_autocommit() || conn.prepare_cached("ROLLBACK").and_then(|mut s| s.execute([])).is_ok()
 }

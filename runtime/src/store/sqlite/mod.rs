@@ -66,6 +66,8 @@ impl SqliteStore {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -84,6 +86,8 @@ impl SqliteStore {
     /// A store that lives as long as this value; every read and write goes through one connection.
     pub fn open_in_memory(clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let mut conn = Connection::open_in_memory()?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;

@@ -10,7 +10,7 @@ use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreErro
 
 /// The row id of a perspective, or [`StoreError::NoPerspective`].
 pub(super) fn perspective_id(conn: &Connection, uuid: &str) -> Result<i64, StoreError> {
-    conn.prepare("SELECT id FROM perspectives WHERE uuid = ?1")?
+    conn.prepare_cached("SELECT id FROM perspectives WHERE uuid = ?1")?
         .query_row([uuid], |row| row.get(0))
         .optional()?
         .ok_or_else(|| StoreError::NoPerspective(uuid.to_string()))
@@ -26,13 +26,13 @@ fn perspective_row(row: &Row<'_>) -> rusqlite::Result<Perspective> {
 }
 
 pub(super) fn perspectives(conn: &Connection) -> Result<Vec<Perspective>, StoreError> {
-    let mut stmt = conn.prepare("SELECT uuid, name, owner, neighbourhood FROM perspectives ORDER BY id")?;
+    let mut stmt = conn.prepare_cached("SELECT uuid, name, owner, neighbourhood FROM perspectives ORDER BY id")?;
     let rows = stmt.query_map([], perspective_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub(super) fn perspective(conn: &Connection, uuid: &str) -> Result<Option<Perspective>, StoreError> {
-    let mut stmt = conn.prepare("SELECT uuid, name, owner, neighbourhood FROM perspectives WHERE uuid = ?1")?;
+    let mut stmt = conn.prepare_cached("SELECT uuid, name, owner, neighbourhood FROM perspectives WHERE uuid = ?1")?;
     Ok(stmt.query_row([uuid], perspective_row).optional()?)
 }
 
@@ -71,7 +71,7 @@ pub(super) fn links(
         params.len() - 1,
         params.len()
     );
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(&*params, |row| {
         Ok(Link {
             source: row.get(0)?,
@@ -91,7 +91,7 @@ pub(super) fn count_links(conn: &Connection, perspective: &str, pattern: LinkPat
     let (clause, values) = pattern_clause(&pattern);
     let params = with_perspective(&id, &values);
     let count: i64 = conn
-        .prepare(&format!("SELECT COUNT(*) FROM links WHERE {clause}"))?
+        .prepare_cached(&format!("SELECT COUNT(*) FROM links WHERE {clause}"))?
         .query_row(&*params, |row| row.get(0))?;
     Ok(u64::try_from(count).unwrap_or(0))
 }
@@ -113,14 +113,15 @@ pub(super) fn sources(
         return Ok(Vec::new());
     };
     let params = with_perspective(&id, &values);
-    let mut stmt = conn.prepare(&sql)?;
+    let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(&*params, |row| row.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 pub(super) fn first_link(conn: &Connection, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
     let id = perspective_id(conn, perspective)?;
-    let mut stmt = conn.prepare("SELECT first_ts, first_seq FROM sources WHERE perspective = ?1 AND source = ?2")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT first_ts, first_seq FROM sources WHERE perspective = ?1 AND source = ?2")?;
     Ok(stmt
         .query_row((id, source), |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?)
@@ -129,7 +130,7 @@ pub(super) fn first_link(conn: &Connection, perspective: &str, source: &str) -> 
 pub(super) fn models(conn: &Connection, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
     let id = perspective_id(conn, perspective)?;
     let mut stmt =
-        conn.prepare("SELECT class_name, shacl_json FROM models WHERE perspective = ?1 ORDER BY registered")?;
+        conn.prepare_cached("SELECT class_name, shacl_json FROM models WHERE perspective = ?1 ORDER BY registered")?;
     let rows = stmt.query_map([id], |row| {
         Ok(StoredModel {
             class_name: row.get(0)?,

@@ -100,10 +100,11 @@ impl<'a> SqliteWriteTx<'a> {
         if let Some(id) = self.tx_id {
             return Ok(id);
         }
-        self.conn.execute(
-            "INSERT INTO transactions (author, timestamp, link_hashes, signature) VALUES (?1, ?2, x'', x'')",
-            (self.signer.author(), self.signer.timestamp()),
-        )?;
+        self.conn
+            .prepare_cached(
+                "INSERT INTO transactions (author, timestamp, link_hashes, signature) VALUES (?1, ?2, x'', x'')",
+            )?
+            .execute((self.signer.author(), self.signer.timestamp()))?;
         let id = self.conn.last_insert_rowid();
         self.tx_id = Some(id);
         Ok(id)
@@ -112,12 +113,13 @@ impl<'a> SqliteWriteTx<'a> {
     fn take_seq(&mut self) -> Result<i64, StoreError> {
         let seq = match self.next_seq {
             Some(seq) => seq,
-            None => self.conn.query_row(
-                "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'links'), 0), \
+            None => self
+                .conn
+                .prepare_cached(
+                    "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'links'), 0), \
                  COALESCE((SELECT MAX(id) FROM links), 0)) + 1",
-                [],
-                |row| row.get(0),
-            )?,
+                )?
+                .query_row([], |row| row.get(0))?,
         };
         self.next_seq = Some(seq + 1);
         Ok(seq)
@@ -125,20 +127,21 @@ impl<'a> SqliteWriteTx<'a> {
 
     /// Sets or deletes the `sources` row of `source` from its remaining links.
     fn refresh_source(&self, perspective: i64, source: &str) -> Result<(), StoreError> {
-        let first: Option<(i64, i64)> = rusqlite::OptionalExtension::optional(self.conn.query_row(
-            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1",
-            (perspective, source),
+        let first: Option<(i64, i64)> = rusqlite::OptionalExtension::optional(self.conn.prepare_cached(
+            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1")?.query_row((perspective, source),
             |row| Ok((row.get(0)?, row.get(1)?)),
         ))?;
         match first {
-            Some((ts, seq)) => self.conn.execute(
-                "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2",
-                (perspective, source, ts, seq),
-            )?,
-            None => self.conn.execute(
-                "DELETE FROM sources WHERE perspective = ?1 AND source = ?2",
-                (perspective, source),
-            )?,
+            Some((ts, seq)) => self
+                .conn
+                .prepare_cached(
+                    "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2",
+                )?
+                .execute((perspective, source, ts, seq))?,
+            None => self
+                .conn
+                .prepare_cached("DELETE FROM sources WHERE perspective = ?1 AND source = ?2")?
+                .execute((perspective, source))?,
         };
         Ok(())
     }
@@ -204,15 +207,14 @@ impl WriteTx for SqliteWriteTx<'_> {
                 perspective.uuid
             )));
         }
-        self.conn.execute(
-            "INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES (?1, ?2, ?3, ?4)",
-            (
+        self.conn
+            .prepare_cached("INSERT INTO perspectives (uuid, name, owner, neighbourhood) VALUES (?1, ?2, ?3, ?4)")?
+            .execute((
                 &perspective.uuid,
                 &perspective.name,
                 &perspective.owner,
                 &perspective.neighbourhood,
-            ),
-        )?;
+            ))?;
         Ok(())
     }
 
@@ -221,10 +223,12 @@ impl WriteTx for SqliteWriteTx<'_> {
         let tx = self.transaction_id()?;
         let seq = self.take_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
-        self.conn.execute(
-            "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
+        self.conn
+            .prepare_cached(
+                "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-            (
+            )?
+            .execute((
                 seq,
                 id,
                 &link.source,
@@ -235,14 +239,12 @@ impl WriteTx for SqliteWriteTx<'_> {
                 link.local,
                 tx,
                 &hash[..],
-            ),
-        )?;
+            ))?;
         // Keeps the earliest (timestamp, seq), should a clock ever step back.
-        self.conn.execute(
+        self.conn.prepare_cached(
             "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
              ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
-             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
-            (id, &link.source, link.timestamp, seq),
+             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)")?.execute((id, &link.source, link.timestamp, seq),
         )?;
         self.signer.signed(&hash);
         Ok(link)
@@ -255,7 +257,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         let sources: Vec<String> = {
             let mut stmt = self
                 .conn
-                .prepare(&format!("SELECT DISTINCT source FROM links WHERE {clause}"))?;
+                .prepare_cached(&format!("SELECT DISTINCT source FROM links WHERE {clause}"))?;
             stmt.query_map(&*params, |row| row.get(0))?.collect::<Result<_, _>>()?
         };
         let removed = self
@@ -269,16 +271,18 @@ impl WriteTx for SqliteWriteTx<'_> {
 
     fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError> {
         let id = queries::perspective_id(&self.conn, perspective)?;
-        let replaced = self.conn.execute(
-            "UPDATE models SET shacl_json = ?3 WHERE perspective = ?1 AND class_name = ?2",
-            (id, &model.class_name, &model.shacl_json),
-        )? > 0;
+        let replaced = self
+            .conn
+            .prepare_cached("UPDATE models SET shacl_json = ?3 WHERE perspective = ?1 AND class_name = ?2")?
+            .execute((id, &model.class_name, &model.shacl_json))?
+            > 0;
         if !replaced {
-            self.conn.execute(
-                "INSERT INTO models (perspective, class_name, shacl_json, registered) VALUES (?1, ?2, ?3, \
+            self.conn
+                .prepare_cached(
+                    "INSERT INTO models (perspective, class_name, shacl_json, registered) VALUES (?1, ?2, ?3, \
                  (SELECT COALESCE(MAX(registered), 0) + 1 FROM models WHERE perspective = ?1))",
-                (id, &model.class_name, &model.shacl_json),
-            )?;
+                )?
+                .execute((id, &model.class_name, &model.shacl_json))?;
         }
         Ok(replaced)
     }
@@ -286,12 +290,11 @@ impl WriteTx for SqliteWriteTx<'_> {
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         if let Some(tx) = self.tx_id {
             let signature = self.signer.sign();
-            self.conn.execute(
-                "UPDATE transactions SET link_hashes = ?2, signature = ?3 WHERE id = ?1",
-                (tx, self.signer.hashes(), &signature[..]),
-            )?;
+            self.conn
+                .prepare_cached("UPDATE transactions SET link_hashes = ?2, signature = ?3 WHERE id = ?1")?
+                .execute((tx, self.signer.hashes(), &signature[..]))?;
         }
-        self.conn.execute_batch("COMMIT")?;
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
         Ok(())
     }
@@ -311,7 +314,7 @@ impl WriteTx for SqliteWriteTx<'_> {
                 "an erasure writes no links: commit this transaction with commit".into(),
             ));
         }
-        self.conn.execute_batch("COMMIT")?;
+        self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
         Ok(erase::truncate_wal(&self.conn))
     }
