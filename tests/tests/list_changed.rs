@@ -4,7 +4,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use rmcp::RoleClient;
 use rmcp::model::{ServerNotification, SubscriptionFilter};
+use rmcp::service::RunningService;
 use serde_json::json;
 use shacl_mcp_tests::*;
 
@@ -16,8 +18,9 @@ fn note_model() -> serde_json::Value {
     })
 }
 
-#[tokio::test]
-async fn legacy_stdio_session_is_notified_and_lists_the_new_tools() {
+/// A legacy stdio session on chat.json with per-class tools, counting list_changed, and a
+/// perspective of its own.
+async fn legacy_session() -> (RunningService<RoleClient, ListChanged>, ListChanged, String) {
     let chat = shared_dna("chat.json");
     let handler = ListChanged::default();
     let args = [
@@ -33,6 +36,25 @@ async fn legacy_stdio_session_is_notified_and_lists_the_new_tools() {
         .as_str()
         .unwrap()
         .to_string();
+    (client, handler, p)
+}
+
+/// add_model of the Note class, then the list_changed it causes.
+async fn add_note_model(client: &RunningService<RoleClient, ListChanged>, handler: &ListChanged, p: &str) {
+    ok(
+        client,
+        "add_model",
+        json!({ "perspective_id": p, "class_name": "Note", "shacl_json": note_model() }),
+    )
+    .await;
+    tokio::time::timeout(Duration::from_secs(10), handler.seen.notified())
+        .await
+        .expect("list_changed arrives");
+}
+
+#[tokio::test]
+async fn legacy_stdio_session_is_notified_and_lists_the_new_tools() {
+    let (client, handler, p) = legacy_session().await;
     assert!(
         !client
             .list_all_tools()
@@ -41,15 +63,7 @@ async fn legacy_stdio_session_is_notified_and_lists_the_new_tools() {
             .iter()
             .any(|t| t.name == "note_create")
     );
-    ok(
-        &client,
-        "add_model",
-        json!({ "perspective_id": p, "class_name": "Note", "shacl_json": note_model() }),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(10), handler.seen.notified())
-        .await
-        .expect("list_changed arrives");
+    add_note_model(&client, &handler, &p).await;
     assert_eq!(handler.count.load(Ordering::SeqCst), 1);
     let names: Vec<String> = client
         .list_all_tools()
@@ -119,30 +133,8 @@ async fn modern_stdio_listen_stream_is_notified() {
 
 #[tokio::test]
 async fn forgetting_a_perspective_with_models_takes_their_tools_away() {
-    let chat = shared_dna("chat.json");
-    let handler = ListChanged::default();
-    let args = [
-        "--db",
-        ":memory:",
-        "--dna",
-        chat.as_str(),
-        "--dynamic-class-tools",
-        "true",
-    ];
-    let client = stdio_client_with(handler.clone(), &args, Lifecycle::Legacy).await;
-    let p = ok(&client, "add_perspective", json!({ "name": "P" })).await["uuid"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    ok(
-        &client,
-        "add_model",
-        json!({ "perspective_id": p, "class_name": "Note", "shacl_json": note_model() }),
-    )
-    .await;
-    tokio::time::timeout(Duration::from_secs(10), handler.seen.notified())
-        .await
-        .expect("list_changed after add_model");
+    let (client, handler, p) = legacy_session().await;
+    add_note_model(&client, &handler, &p).await;
     ok(
         &client,
         "forget",
