@@ -7,7 +7,9 @@ use tokio_util::sync::CancellationToken;
 
 use std::sync::mpsc::Receiver;
 
-use crate::accounts::{AccountOptions, Accounts, EventLog, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, load_jwt_secret};
+use crate::accounts::{
+    AccountOptions, Accounts, EventLog, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, jwt_secret_from_env, load_jwt_secret,
+};
 use crate::clock::{RandomIds, SystemClock};
 use crate::config::{Database, ServeConfig, Transport, postgres_schema};
 use crate::engine::{Engine, FixedDna};
@@ -169,16 +171,14 @@ fn follow_model_changes(changes: Receiver<String>, server: McpServer) {
 /// Multi-user mode's accounts: the token secret, the mailer, the options. Nodes sharing a
 /// PostgreSQL database must share the secret too, so there it comes from the environment only.
 fn accounts(config: &ServeConfig, opened: &OpenedStore) -> Result<Accounts, String> {
+    let env = std::env::var(JWT_SECRET_ENV).ok();
     let jwt = match &config.db {
-        Database::Sqlite(path) => load_jwt_secret(path, std::env::var(JWT_SECRET_ENV).ok())?,
-        Database::Postgres(_) => match std::env::var(JWT_SECRET_ENV).ok().filter(|v| !v.trim().is_empty()) {
-            Some(secret) => load_jwt_secret(std::path::Path::new(":memory:"), Some(secret))?,
-            None => {
-                return Err(format!(
-                    "multi-user mode on PostgreSQL needs {JWT_SECRET_ENV}: every node behind the load balancer must sign tokens with the same secret (at least {MIN_SECRET_LEN} characters)"
-                ));
-            }
-        },
+        Database::Sqlite(path) => load_jwt_secret(path, env)?,
+        Database::Postgres(_) => jwt_secret_from_env(env)?.ok_or_else(|| {
+            format!(
+                "multi-user mode on PostgreSQL needs {JWT_SECRET_ENV}: every node behind the load balancer must sign tokens with the same secret (at least {MIN_SECRET_LEN} characters)"
+            )
+        })?,
     };
     let from = config.mail_from.as_deref();
     let mailer = match (&config.email_outbox, &config.smtp_url) {

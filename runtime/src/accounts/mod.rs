@@ -31,7 +31,9 @@ pub use jwt::{Claims, JwtKey, TokenRefusal};
 pub use limits::{EventLog, Limit, Limits};
 pub use mail::{DEFAULT_FROM, Mail, Mailer};
 pub use password::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
-pub use secret::{JWT_SECRET_ENV, MIN_SECRET_LEN, load as load_jwt_secret, secret_file};
+pub use secret::{
+    JWT_SECRET_ENV, MIN_SECRET_LEN, from_env as jwt_secret_from_env, load as load_jwt_secret, secret_file,
+};
 
 use self::limits::Counter;
 use crate::clock::{Clock, format_rfc3339_micros};

@@ -23,17 +23,26 @@ pub fn secret_file(db: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The secret in `env` (the value of [`JWT_SECRET_ENV`]); `None` when it is unset or blank.
+/// Nodes sharing a database take it from there only: each must sign as the others do.
+pub fn from_env(env: Option<String>) -> Result<Option<JwtKey>, String> {
+    let Some(value) = env.filter(|v| !v.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let value = value.trim();
+    if value.len() < MIN_SECRET_LEN {
+        return Err(format!(
+            "{JWT_SECRET_ENV} must be at least {MIN_SECRET_LEN} characters long"
+        ));
+    }
+    Ok(Some(JwtKey::new(value.as_bytes())))
+}
+
 /// The secret for the database at `db`, from `env` (the value of [`JWT_SECRET_ENV`]) or the
 /// secret file. Errors name the file or the variable, never the secret.
 pub fn load(db: &Path, env: Option<String>) -> Result<JwtKey, String> {
-    if let Some(value) = env.filter(|v| !v.trim().is_empty()) {
-        let value = value.trim();
-        if value.len() < MIN_SECRET_LEN {
-            return Err(format!(
-                "{JWT_SECRET_ENV} must be at least {MIN_SECRET_LEN} characters long"
-            ));
-        }
-        return Ok(JwtKey::new(value.as_bytes()));
+    if let Some(key) = from_env(env)? {
+        return Ok(key);
     }
     if db == Path::new(":memory:") {
         return Ok(JwtKey::new(random()?.as_bytes()));
