@@ -61,8 +61,14 @@ const SWEEP_AT: usize = 10_000;
 /// Events per key within the window.
 pub struct Counter {
     limit: Limit,
-    seen: Mutex<HashMap<String, VecDeque<Instant>>>,
-    shared: Option<Shared>,
+    events: Events,
+}
+
+/// Where a counter keeps its events.
+enum Events {
+    /// In this process, by key.
+    Local(Mutex<HashMap<String, VecDeque<Instant>>>),
+    Shared(Shared),
 }
 
 /// A counter's events in an [`EventLog`], under keys `name/key`.
@@ -76,7 +82,13 @@ impl std::fmt::Debug for Counter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Counter")
             .field("limit", &self.limit)
-            .field("shared", &self.shared.as_ref().map(|s| s.name))
+            .field(
+                "shared",
+                &match &self.events {
+                    Events::Local(_) => None,
+                    Events::Shared(shared) => Some(shared.name),
+                },
+            )
             .finish_non_exhaustive()
     }
 }
@@ -85,8 +97,7 @@ impl Counter {
     pub fn new(limit: Limit) -> Counter {
         Counter {
             limit,
-            seen: Mutex::default(),
-            shared: None,
+            events: Events::Local(Mutex::default()),
         }
     }
 
@@ -95,19 +106,19 @@ impl Counter {
     pub fn shared(limit: Limit, log: Arc<dyn EventLog>, name: &'static str, clock: Arc<dyn Clock>) -> Counter {
         Counter {
             limit,
-            seen: Mutex::default(),
-            shared: Some(Shared { log, name, clock }),
+            events: Events::Shared(Shared { log, name, clock }),
         }
     }
 
     /// `Err(wait)` when `key` has had its `max` events within the window: how long until
     /// the oldest of them leaves it.
     pub fn check(&self, key: &str) -> Result<(), Duration> {
-        if let Some(shared) = &self.shared {
-            return shared.check(key, self.limit);
-        }
+        let seen = match &self.events {
+            Events::Local(seen) => seen,
+            Events::Shared(shared) => return shared.check(key, self.limit),
+        };
         let now = Instant::now();
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
         let Some(events) = seen.get_mut(key) else { return Ok(()) };
         self.expire(events, now);
         if events.len() < self.limit.max as usize {
@@ -118,11 +129,12 @@ impl Counter {
     }
 
     pub fn record(&self, key: &str) {
-        if let Some(shared) = &self.shared {
-            return shared.record(key);
-        }
+        let seen = match &self.events {
+            Events::Local(seen) => seen,
+            Events::Shared(shared) => return shared.record(key),
+        };
         let now = Instant::now();
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = seen.lock().unwrap_or_else(|e| e.into_inner());
         if seen.len() >= SWEEP_AT {
             seen.retain(|_, events| {
                 self.expire(events, now);
@@ -135,10 +147,12 @@ impl Counter {
     }
 
     pub fn clear(&self, key: &str) {
-        if let Some(shared) = &self.shared {
-            return shared.clear(key);
+        match &self.events {
+            Events::Local(seen) => {
+                seen.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
+            }
+            Events::Shared(shared) => shared.clear(key),
         }
-        self.seen.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
     }
 
     fn expire(&self, events: &mut VecDeque<Instant>, now: Instant) {
