@@ -306,7 +306,7 @@ mod tests {
 
     fn shared_dna(file: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/dna")
+            .join("../dna")
             .join(file)
     }
 

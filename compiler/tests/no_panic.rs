@@ -140,7 +140,7 @@ proptest! {
     #[test]
     fn mutated_samples_never_panic(cut in 0usize..10_000, insert in prop::sample::select(&["{", "}", "[", "]", ",", "\"", ":", ";", ".", " a ", "<", "@prefix"][..])) {
         for (file, format) in [("chat.json", Format::Json), ("zoo.json", Format::Json), ("chat.ttl", Format::Turtle)] {
-            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/dna").join(file);
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
             let mut text = std::fs::read_to_string(path).unwrap();
             let at = cut % (text.len() + 1);
             let at = (0..=at).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);

@@ -1,4 +1,4 @@
-//! Every sample DNA in ../shared/dna passes `check`, and the two chat files agree.
+//! Every sample DNA in dna/ passes `check`, and the two chat files agree.
 
 use std::path::{Path, PathBuf};
 
@@ -7,7 +7,7 @@ use shacl_mcp_compiler::{Dna, load};
 
 fn shared_dna(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file)
 }
 

@@ -14,7 +14,7 @@ const ALL: SurfaceOptions = SurfaceOptions {
 
 fn dna(file: &str) -> Dna {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file);
     let (dna, diags) = load(&path);
     dna.unwrap_or_else(|| panic!("{file}: {diags}"))
@@ -234,7 +234,7 @@ fn code_generation_is_deterministic() {
     use shacl_mcp_compiler::codegen::{Options, generate_files};
     for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../shared/dna")
+            .join("../dna")
             .join(file);
         let (first, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
         let (again, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");

@@ -1,4 +1,4 @@
-//! The W3C SHACL core test suite (`../shared/reference/w3c-shacl-core`), run from its
+//! The W3C SHACL core test suite (`tests/w3c-shacl-core`), run from its
 //! manifests: every `sht:Validate` test's data graph is validated against its shapes graph and
 //! the report compared with the expected one as the suite's harness defines it: the same
 //! `sh:conforms`, and the same results, each compared on `sh:focusNode`, `sh:resultPath`,
@@ -231,10 +231,10 @@ fn run(files: &mut Files, test: &Test) -> Result<usize, String> {
 
 #[test]
 fn w3c_shacl_core_suite() {
-    let root = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/reference/w3c-shacl-core");
+    let root = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../tests/w3c-shacl-core");
     let root = root
         .canonicalize()
-        .expect("the suite at ../shared/reference/w3c-shacl-core");
+        .expect("the suite at tests/w3c-shacl-core");
     let mut files = Files::default();
     let mut tests = Vec::new();
     collect(&mut files, &root.join("manifest.ttl"), &mut tests).expect("manifests");

@@ -24,8 +24,8 @@ pub struct World {
 }
 
 pub fn dna_dir() -> PathBuf {
-    // fuzz/ sits in the workspace; the shared DNAs are next to it.
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/dna")
+    // fuzz/ sits in the workspace, beside the sample DNAs.
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../dna")
 }
 
 pub static WORLD: LazyLock<World> = LazyLock::new(|| {

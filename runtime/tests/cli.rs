@@ -7,7 +7,7 @@ use serde_json::Value;
 
 fn shared_dna(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file)
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 fn suite(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/reference/w3c-shacl-core")
+        .join("../tests/w3c-shacl-core")
         .join(file)
 }
 

@@ -10,14 +10,14 @@
 # The last run's results (checks.json per scenario) and server logs stay in .tools/conformance/results.
 #
 # Environment: SHACL_MCP_BIN (default <repo>/target/debug/shacl-mcp),
-#              SHACL_MCP_DNA (default <repo>/../shared/dna/chat.json).
+#              SHACL_MCP_DNA (default <repo>/dna/chat.json).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 tools="$repo/.tools/conformance"
 bin=${SHACL_MCP_BIN:-$repo/target/debug/shacl-mcp}
-dna=${SHACL_MCP_DNA:-$repo/../shared/dna/chat.json}
+dna=${SHACL_MCP_DNA:-$repo/dna/chat.json}
 required=(server-initialize ping tools-list dns-rebinding-protection)
 
 [[ -x "$bin" ]] || { echo "run.sh: $bin not found: cargo build -p shacl-mcp, or set SHACL_MCP_BIN" >&2; exit 2; }

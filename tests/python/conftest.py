@@ -4,7 +4,7 @@ SDK's `Client` connected to it in either lifecycle.
 
 Environment:
   SHACL_MCP_BIN      the binary (default: <repo>/target/debug/shacl-mcp)
-  SHACL_MCP_DNA_DIR  the shared DNA folder (default: <repo>/../shared/dna)
+  SHACL_MCP_DNA_DIR  the sample DNA folder (default: <repo>/dna)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(os.environ.get("SHACL_MCP_BIN") or REPO / "target" / "debug" / "shacl-mcp")
-DNA_DIR = Path(os.environ.get("SHACL_MCP_DNA_DIR") or REPO.parent / "shared" / "dna")
+DNA_DIR = Path(os.environ.get("SHACL_MCP_DNA_DIR") or REPO / "dna")
 CHAT = DNA_DIR / "chat.json"
 
 TRANSPORTS = ["stdio", "http", "http-sessions"]

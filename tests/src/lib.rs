@@ -44,7 +44,7 @@ pub fn binary() -> PathBuf {
 
 pub fn shared_dna(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file)
         .display()
         .to_string()

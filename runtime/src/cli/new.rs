@@ -24,13 +24,15 @@ pub struct NewArgs {
     runtime: Option<PathBuf>,
 }
 
-/// The files of a new crate: their path in it, and their template.
+/// The files of a new crate: their path in it, and their template (in `runtime/templates/`, inside
+/// this package, so a published `shacl-mcp` carries them; `Cargo.toml` and `.gitignore` are
+/// stored under other names there, or cargo would take the folder for a package of its own).
 const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../../templates/Cargo.toml")),
-    ("build.rs", include_str!("../../../templates/build.rs")),
-    ("src/main.rs", include_str!("../../../templates/src/main.rs")),
-    ("README.md", include_str!("../../../templates/README.md")),
-    (".gitignore", include_str!("../../../templates/.gitignore")),
+    ("Cargo.toml", include_str!("../../templates/Cargo.toml.template")),
+    ("build.rs", include_str!("../../templates/build.rs")),
+    ("src/main.rs", include_str!("../../templates/src/main.rs")),
+    ("README.md", include_str!("../../templates/README.md")),
+    (".gitignore", include_str!("../../templates/gitignore")),
 ];
 
 /// The module the DNA becomes when its file name does not give a usable one.

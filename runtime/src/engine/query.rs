@@ -409,7 +409,7 @@ mod tests {
     /// Values read a property at a time, whatever the chunk, are those of [`values_of`].
     #[test]
     fn bulk_values_are_the_values_of_each_node() {
-        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/dna/tasks.json");
+        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna/tasks.json");
         let (fixed, _) = FixedDna::load(&[dna]).unwrap();
         let task = fixed.classes()[0].clone();
         let store = SqliteStore::open_in_memory(Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap())).unwrap();

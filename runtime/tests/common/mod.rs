@@ -20,7 +20,7 @@ pub const SEED: u64 = 42;
 
 pub fn shared_dna(file: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file)
 }
 

@@ -715,7 +715,7 @@ fn seeded_index(i: usize, n: usize) -> usize {
 
 fn shared(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/dna")
+        .join("../dna")
         .join(file)
         .display()
         .to_string()

@@ -7,7 +7,7 @@ use crate::diagnostic::{Diagnostics, Severity};
 use crate::model::RDF_TYPE;
 use crate::shape::{ClassShape, InValue, PropertyShape, ShapeDocument, SourceFormat};
 
-const CHAT_TTL: &str = include_str!("../../../../../shared/dna/chat.ttl");
+const CHAT_TTL: &str = include_str!("../../../../dna/chat.ttl");
 
 const PREFIXES: &str = "@prefix sh: <http://www.w3.org/ns/shacl#> .
 @prefix xsd: <http://www.w3.org/2001/XMLSchema#> .

@@ -2,13 +2,13 @@
 
 #![deny(warnings)]
 
-#[shacl_mcp::shacl_model(path = "../../../../../shared/dna/chat.json")]
+#[shacl_mcp::shacl_model(path = "../../../../dna/chat.json")]
 pub mod chat {}
 
-#[shacl_mcp::shacl_model(path = "../../../../../shared/dna/chat.ttl")]
+#[shacl_mcp::shacl_model(path = "../../../../dna/chat.ttl")]
 pub mod chat_ttl {}
 
-#[shacl_mcp::shacl_model(path = "../../../../../shared/dna/tasks.json")]
+#[shacl_mcp::shacl_model(path = "../../../../dna/tasks.json")]
 pub mod tasks {
     /// Items of the module stay beside the generated ones.
     pub fn open() -> &'static str {
@@ -16,7 +16,7 @@ pub mod tasks {
     }
 }
 
-#[shacl_mcp::shacl_model(path = "../../../../../shared/dna/zoo.json", shacl_mcp_path = "::shacl_mcp")]
+#[shacl_mcp::shacl_model(path = "../../../../dna/zoo.json", shacl_mcp_path = "::shacl_mcp")]
 pub mod zoo {}
 
 fn main() {
