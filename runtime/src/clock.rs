@@ -178,7 +178,7 @@ pub fn format_rfc3339_micros(micros: i64) -> String {
 
 /// Parses RFC 3339 date-time with an offset to microseconds since the epoch (UTC).
 pub fn parse_rfc3339_micros(text: &str) -> Option<i64> {
-    let parts = crate::engine::temporal::parse_date_time(text)?;
+    let parts = crate::temporal::parse_date_time(text)?;
     let days = days_from_civil(parts.year, parts.month, parts.day);
     let secs =
         days * 86_400 + i64::from(parts.hour) * 3600 + i64::from(parts.minute) * 60 + i64::from(parts.second.min(59))

@@ -19,6 +19,7 @@ pub mod engine;
 pub mod mcp;
 pub mod run;
 pub mod store;
+pub mod temporal;
 pub mod types;
 
 #[doc(hidden)]

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use std::sync::mpsc::Receiver;
 
 use crate::accounts::{
-    AccountOptions, Accounts, EventLog, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, jwt_secret_from_env, load_jwt_secret,
+    AccountOptions, Accounts, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, jwt_secret_from_env, load_jwt_secret,
 };
 use crate::clock::{RandomIds, SystemClock};
 use crate::config::{Database, ServeConfig, Transport, postgres_schema};
@@ -18,7 +18,7 @@ use crate::mcp::stdio::serve_stdio;
 use crate::mcp::{McpServer, ServerOptions};
 use crate::store::postgres::PostgresStore;
 use crate::store::sqlite::SqliteStore;
-use crate::store::{LinkStore, UserStore};
+use crate::store::{EventLog, LinkStore, UserStore};
 
 /// Logs go to stderr, one line per event with the time since start; stdout is the protocol.
 pub fn init_logging() {

@@ -1,5 +1,6 @@
-//! The datetime family (data-model.md): RFC 3339 date-time with an offset, `YYYY-MM-DD`
-//! dates, and RFC 3339 full-time with an offset. Stricter than XSD on purpose.
+//! The datetime family (docs/data-model.md): RFC 3339 date-time with an offset, `YYYY-MM-DD`
+//! dates, and RFC 3339 full-time with an offset. Stricter than XSD on purpose. A leaf module:
+//! the engine validates values with it, and the clock (which the stores use) reads timestamps.
 
 /// The parts of a date-time; `second` may be 60 (a leap second).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

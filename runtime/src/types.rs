@@ -67,19 +67,19 @@ text_type!(
     /// An RFC 3339 date-time with an offset (`2026-12-24T10:00:00Z`), kept as written.
     DateTime,
     "an RFC 3339 date-time with an offset",
-    crate::engine::temporal::is_date_time
+    crate::temporal::is_date_time
 );
 text_type!(
     /// A date, `YYYY-MM-DD`.
     Date,
     "a date (YYYY-MM-DD)",
-    crate::engine::temporal::is_date
+    crate::temporal::is_date
 );
 text_type!(
     /// An RFC 3339 time with an offset (`10:00:00Z`), kept as written.
     Time,
     "a time with an offset",
-    crate::engine::temporal::is_time
+    crate::temporal::is_time
 );
 
 /// What every instance object carries besides its properties.

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
-use shacl_mcp::accounts::EventLog;
 use shacl_mcp::clock::SystemClock;
+use shacl_mcp::store::EventLog;
 use shacl_mcp::store::postgres::PostgresStore;
 use shacl_mcp::store::{AuthorKey, LinkPattern, LinkStore, NewLink, NewUser, Perspective, StoredModel, UserStore};
 

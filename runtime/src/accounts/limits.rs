@@ -8,16 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::clock::Clock;
-use crate::store::StoreError;
-
-/// Events kept where every node sees them (the PostgreSQL store). Times are microseconds
-/// since the Unix epoch.
-pub trait EventLog: Send + Sync {
-    fn record_event(&self, key: &str, at: i64) -> Result<(), StoreError>;
-    /// The times of `key`'s events at or after `since`, oldest first.
-    fn events_since(&self, key: &str, since: i64) -> Result<Vec<i64>, StoreError>;
-    fn clear_events(&self, key: &str) -> Result<(), StoreError>;
-}
+use crate::store::EventLog;
 
 /// At most `max` events within `window`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,6 +197,7 @@ impl Shared {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::StoreError;
 
     #[test]
     fn the_limit_holds_then_clears() {

@@ -28,7 +28,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 pub use jwt::{Claims, JwtKey, TokenRefusal};
-pub use limits::{EventLog, Limit, Limits};
+pub use limits::{Limit, Limits};
 pub use mail::{DEFAULT_FROM, Mail, Mailer};
 pub use password::{MAX_PASSWORD_LEN, MIN_PASSWORD_LEN};
 pub use secret::{
@@ -38,7 +38,7 @@ pub use secret::{
 use self::limits::Counter;
 use crate::clock::{Clock, format_rfc3339_micros};
 use crate::engine::{Problem, ToolError};
-use crate::store::{AuthorKey, CodeCheck, NewUser, StoreError, UserRecord, UserStore};
+use crate::store::{AuthorKey, CodeCheck, EventLog, NewUser, StoreError, UserRecord, UserStore};
 
 /// How accounts behave.
 #[derive(Debug)]

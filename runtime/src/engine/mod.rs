@@ -16,13 +16,16 @@ mod models;
 mod object;
 mod query;
 mod report;
-pub mod temporal;
 pub mod validate;
 pub mod values;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+/// The link pattern of `query_links` and the order of `instance_query` are the store's own
+/// vocabulary, passed through unchanged: re-exported so that callers of the engine (the MCP layer)
+/// speak to the engine alone.
+pub use crate::store::{LinkPattern, Order};
 pub use error::{Envelope, Problem, Subject, ToolError};
 pub use fixed::FixedDna;
 pub use forget::ForgetTarget;

@@ -17,9 +17,9 @@ use shacl_mcp_compiler::model::{Access, Class, NodeKind, Property, TemporalKind,
 use shacl_mcp_compiler::problems as words;
 
 use super::error::Problem;
-use super::temporal;
 use crate::compiled::CompiledClass;
 use crate::store::StoreError;
+use crate::temporal;
 
 /// What the values are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

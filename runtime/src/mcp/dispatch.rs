@@ -4,8 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::table::{Entry, Kind};
-use crate::engine::{Engine, ForgetTarget, Problem, QueryArgs, Subject, ToolError};
-use crate::store::{LinkPattern, Order};
+use crate::engine::{Engine, ForgetTarget, LinkPattern, Order, Problem, QueryArgs, Subject, ToolError};
 
 /// Runs one tool. `tool` is the name called (for the envelope of argument problems).
 pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value>) -> Result<Value, ToolError> {

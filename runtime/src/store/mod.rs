@@ -23,7 +23,7 @@ mod verify;
 use std::fmt;
 
 pub use keys::AuthorKey;
-pub use users::{CodeCheck, NewUser, UserRecord, UserStore};
+pub use users::{CodeCheck, EventLog, NewUser, UserRecord, UserStore};
 
 /// A perspective: a named graph of links.
 #[derive(Clone, Debug, PartialEq, Eq)]

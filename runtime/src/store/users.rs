@@ -105,3 +105,13 @@ pub(crate) fn stored_user_key(did: &str, secret: &[u8]) -> Result<AuthorKey, Sto
     }
     Ok(key)
 }
+
+/// Timed events by key, kept where every node sees them (the PostgreSQL store): what multi-user
+/// mode's rate limits count when several nodes share one database. Times are microseconds since
+/// the Unix epoch. The store keeps the events; what they mean is the accounts' business.
+pub trait EventLog: Send + Sync {
+    fn record_event(&self, key: &str, at: i64) -> Result<(), StoreError>;
+    /// The times of `key`'s events at or after `since`, oldest first.
+    fn events_since(&self, key: &str, since: i64) -> Result<Vec<i64>, StoreError>;
+    fn clear_events(&self, key: &str) -> Result<(), StoreError>;
+}

@@ -36,7 +36,7 @@ impl PostgresStore {
 }
 
 /// Multi-user mode's rate limits, shared by every node of the database.
-impl crate::accounts::EventLog for PostgresStore {
+impl crate::store::EventLog for PostgresStore {
     fn record_event(&self, key: &str, at: i64) -> Result<(), StoreError> {
         PostgresStore::record_event(self, key, at)
     }

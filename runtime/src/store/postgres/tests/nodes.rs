@@ -209,7 +209,7 @@ fn rate_events_are_shared() {
     a.clear_events("login/ada").unwrap();
     assert!(b.events_since("login/ada", 0).unwrap().is_empty());
     assert_eq!(a.events_since("login/bob", 0).unwrap(), [1]);
-    let log: &dyn crate::accounts::EventLog = &a;
+    let log: &dyn crate::store::EventLog = &a;
     log.record_event("k", 5).unwrap();
     assert_eq!(log.events_since("k", 5).unwrap(), [5]);
 }
