@@ -185,6 +185,20 @@ impl<'g> Reader<'g, '_> {
         !self.graph.has(node, &sh("path")) && !self.class_targets(node).is_empty() && !self.deactivated(node)
     }
 
+    /// A node shape that no other triple mentions: not a parent (`sh:node`), not a member of a
+    /// list, not the value of any constraint. Such a shape validates nothing and, without a class
+    /// target, serves nothing; a shape that other shapes use is their business, not a class.
+    fn is_unused_node_shape(&self, node: &Node) -> bool {
+        self.graph.has_object(node, RDF_TYPE, &sh("NodeShape"))
+            && !self.deactivated(node)
+            && !self.graph.has(node, &sh("path"))
+            && !self
+                .graph
+                .triples
+                .iter()
+                .any(|t| matches!(&t.object, Obj::Node(n) if n == node))
+    }
+
     fn deactivated(&self, node: &Node) -> bool {
         self.graph
             .objects(node, &sh("deactivated"))
@@ -225,6 +239,15 @@ impl<'g> Reader<'g, '_> {
             }
         }
         let Some(target) = first_target else {
+            if others.is_empty() && self.is_unused_node_shape(node) {
+                self.diagnostics.push(at.diag(
+                    Severity::Warning,
+                    "untargeted-shape",
+                    format!("shape <{label}> is a sh:NodeShape with no target and nothing refers to it: it produces no class"),
+                    "add `sh:targetClass` naming the class whose instances it describes, or declare the shape \
+                     a class too (`a sh:NodeShape, rdfs:Class`: it then targets its own instances)",
+                ));
+            }
             if !others.is_empty() {
                 self.diagnostics.push(at.diag(
                     Severity::Warning,
