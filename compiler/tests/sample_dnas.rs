@@ -6,9 +6,7 @@ use shacl_mcp_compiler::surface::{SurfaceOptions, tool_list};
 use shacl_mcp_compiler::{Dna, load};
 
 fn shared_dna(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file)
 }
 
 fn load_ok(file: &str) -> Dna {
