@@ -1,5 +1,6 @@
 //! The tool surface of every sample DNA: valid draft 2020-12 schemas, closed as
-//! tool-surface.md says, in the order data-model.md fixes; zoo's whole list as a snapshot.
+//! docs/tools.md says, in the order docs/data-model.md fixes (Determinism); zoo's whole list
+//! as a snapshot.
 
 use std::path::Path;
 
@@ -13,9 +14,7 @@ const ALL: SurfaceOptions = SurfaceOptions {
 };
 
 fn dna(file: &str) -> Dna {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
     let (dna, diags) = load(&path);
     dna.unwrap_or_else(|| panic!("{file}: {diags}"))
 }
@@ -233,9 +232,7 @@ fn account_tools_only_in_multi_user_mode() {
 fn code_generation_is_deterministic() {
     use shacl_mcp_compiler::codegen::{Options, generate_files};
     for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../dna")
-            .join(file);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
         let (first, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
         let (again, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
         assert_eq!(first, again, "{file}: the same DNA gives the same code, byte for byte");

@@ -1,4 +1,4 @@
-//! The datetime family (data-model.md): RFC 3339 date-time with an offset, `YYYY-MM-DD`
+//! The datetime family (docs/data-model.md): RFC 3339 date-time with an offset, `YYYY-MM-DD`
 //! dates, and RFC 3339 full-time with an offset. Stricter than XSD on purpose.
 
 /// The parts of a date-time; `second` may be 60 (a leap second).
