@@ -261,45 +261,45 @@ fn numbered_after(page: &str, heading: &str) -> Vec<u32> {
 
 #[test]
 fn what_the_code_cites_is_in_the_docs() {
-    let docs = repo().join("docs");
-    let page = |name: &str| read(&docs.join(name));
+    let root = repo();
+    let page = |path: &str| read(&root.join(path));
     let cited = [
-        ("data-model.md", "Links and values"),
-        ("data-model.md", "What makes a node an instance"),
-        ("data-model.md", "Precedence rules"),
-        ("data-model.md", "Filters"),
-        ("data-model.md", "Determinism"),
-        ("data-model.md", "Classes and perspectives"),
-        ("tools.md", "Static tools"),
-        ("tools.md", "Per-class tools"),
-        ("tools.md", "Erasure attestation"),
-        ("errors.md", "The order of checks"),
-        ("errors.md", "The validation envelope"),
-        ("design.md", "Invariants"),
-        ("design.md", "Protocol"),
-        ("design.md", "Known traps on these machines"),
-        ("dna-format.md", "Actions"),
-        ("dna-format.md", "Standard SHACL in Turtle"),
+        ("docs/data-model.md", "Links and values"),
+        ("docs/data-model.md", "What makes a node an instance"),
+        ("docs/data-model.md", "Precedence rules"),
+        ("docs/data-model.md", "Filters"),
+        ("docs/data-model.md", "Determinism"),
+        ("docs/data-model.md", "Classes and perspectives"),
+        ("docs/tools.md", "Static tools"),
+        ("docs/tools.md", "Per-class tools"),
+        ("docs/tools.md", "Erasure attestation"),
+        ("docs/errors.md", "The order of checks"),
+        ("docs/errors.md", "The validation envelope"),
+        ("docs/design.md", "Invariants"),
+        ("docs/design.md", "Protocol"),
+        ("docs/design.md", "Known traps on these machines"),
+        ("docs/dna-format.md", "Actions"),
+        ("docs/dna-format.md", "Standard SHACL in Turtle"),
     ];
     for (name, heading) in cited {
         assert!(
             headings(&page(name)).iter().any(|h| h == heading),
-            "docs/{name} has no section `{heading}`, which the code cites"
+            "{name} has no section `{heading}`, which the code cites"
         );
     }
     let numbered = [
-        ("errors.md", "The order of checks", 11),
-        ("data-model.md", "Precedence rules", 5),
-        ("design.md", "Invariants", 8),
+        ("docs/errors.md", "The order of checks", 11),
+        ("docs/data-model.md", "Precedence rules", 5),
+        ("docs/design.md", "Invariants", 8),
     ];
     for (name, heading, count) in numbered {
         let numbers = numbered_after(&page(name), heading);
         for n in 1..=count {
-            assert!(numbers.contains(&n), "docs/{name}, `{heading}`: no item {n}");
+            assert!(numbers.contains(&n), "{name}, `{heading}`: no item {n}");
         }
     }
     assert!(
-        page("errors.md").contains("| HTTP column |"),
-        "errors.md has an HTTP column"
+        page("docs/errors.md").contains("| HTTP column |"),
+        "docs/errors.md has no HTTP column"
     );
 }
