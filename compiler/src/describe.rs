@@ -1,5 +1,5 @@
 //! The model as data for agents and people: the class objects of describe_perspective
-//! (tool-surface.md), shared by `shacl-mcp describe` and the runtime's describe_perspective.
+//! (docs/tools.md), shared by `shacl-mcp describe` and the runtime's describe_perspective.
 
 use serde_json::{Map, Value, json};
 

@@ -1,4 +1,4 @@
-//! How values become link targets (`data-model.md`, Links and values). The one encoder the
+//! How values become link targets (`docs/data-model.md`, Links and values). The one encoder the
 //! compiler (markers) and the runtime (every write) share.
 
 use serde_json::Value;

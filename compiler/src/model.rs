@@ -1,4 +1,4 @@
-//! The model (IR): a DNA with every rule of `data-model.md` already applied. Codegen, the
+//! The model (IR): a DNA with every rule of `docs/data-model.md` already applied. Codegen, the
 //! surface and the runtime engine read only this; none of them re-derives a precedence rule.
 
 use serde_json::{Map, Number, Value};
@@ -133,7 +133,7 @@ impl Property {
         self.value_type == ValueType::Reference
     }
 
-    /// The cardinality text of the validation envelope (errors.md).
+    /// The cardinality text of the validation envelope (docs/errors.md).
     pub fn cardinality_text(&self) -> String {
         if !self.collection {
             return if self.min_count >= 1 {
@@ -157,7 +157,7 @@ impl Property {
     }
 }
 
-/// The friendly type of a property's values (`data-model.md`, Links and values).
+/// The friendly type of a property's values (`docs/data-model.md`, Links and values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ValueType {
     String,
@@ -246,7 +246,7 @@ impl TemporalKind {
     }
 }
 
-/// Who may write a property (`data-model.md`, precedence rules 2 and 3).
+/// Who may write a property (`docs/data-model.md`, precedence rules 2 and 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {
     Writable,
@@ -418,7 +418,7 @@ impl ActionKind {
     }
 }
 
-/// Reserved property names (`data-model.md`, precedence rule 5): keys of every instance
+/// Reserved property names (`docs/data-model.md`, precedence rule 5): keys of every instance
 /// object, and the per-class tool parameters.
 pub const RESERVED_PROPERTY_NAMES: &[&str] = &[
     "id",

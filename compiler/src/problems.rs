@@ -1,4 +1,4 @@
-//! The words of the validation envelope (errors.md). One module makes every text, so the
+//! The words of the validation envelope (docs/errors.md). One module makes every text, so the
 //! engine's interpreter (at run time) and generated validators (texts fixed at build time)
 //! say exactly the same thing.
 

@@ -6,7 +6,8 @@
 use serde_json::{Map, Number, Value};
 
 /// Which front end read the document. Turtle cannot say some things (writability,
-/// constructor actions), and `check` fills in the defaults `shacl-input.md` §2 gives.
+/// constructor actions), and `check` fills in the defaults that `docs/dna-format.md` (Standard
+/// SHACL in Turtle) gives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SourceFormat {
     Json,

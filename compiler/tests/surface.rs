@@ -1,5 +1,6 @@
 //! The tool surface of every sample DNA: valid draft 2020-12 schemas, closed as
-//! tool-surface.md says, in the order data-model.md fixes; zoo's whole list as a snapshot.
+//! docs/tools.md says, in the order docs/data-model.md fixes (Determinism); zoo's whole list
+//! as a snapshot.
 
 use std::path::Path;
 

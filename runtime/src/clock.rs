@@ -1,4 +1,4 @@
-//! Time and fresh ids, injectable so tests compare exact JSON (data-model.md, Determinism).
+//! Time and fresh ids, injectable so tests compare exact JSON (docs/data-model.md, Determinism).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -47,7 +47,7 @@ impl Clock for FixedClock {
     }
 }
 
-/// Mints instance ids (`ad4m://obj/` + 24 lowercase letters, tool-surface.md) and
+/// Mints instance ids (`ad4m://obj/` + 24 lowercase letters, docs/tools.md) and
 /// perspective uuids.
 pub trait IdSource: Send + Sync {
     fn mint(&self) -> String;

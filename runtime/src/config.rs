@@ -148,7 +148,7 @@ pub enum Transport {
 pub const DEFAULT_HTTP: &str = "127.0.0.1:3001";
 
 /// The TOML file: every key optional, the same names as the flags (camelCase as in
-/// tool-surface.md's `dynamicClassTools`). Unknown keys are an error.
+/// docs/tools.md's `dynamicClassTools`). Unknown keys are an error.
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConfigFile {
@@ -214,7 +214,7 @@ pub struct Flags {
 
 impl Flags {
     /// Flags over the config file over the defaults; `default_class_tools` is `false` for
-    /// `shacl-mcp serve` and `true` for a generated server binary (tool-surface.md).
+    /// `shacl-mcp serve` and `true` for a generated server binary (docs/tools.md).
     pub fn into_config(self, default_class_tools: bool) -> Result<ServeConfig, String> {
         let file = match &self.config {
             Some(path) => ConfigFile::read(path)?,

@@ -1,5 +1,5 @@
 //! Value types of generated code that keep the text as sent: an IRI, and the datetime family
-//! (data-model.md: a datetime is stored as the text given, after validation).
+//! (docs/data-model.md: a datetime is stored as the text given, after validation).
 
 use std::fmt;
 

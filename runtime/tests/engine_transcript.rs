@@ -1,5 +1,5 @@
-//! tool-surface.md's example (tasks.json), exact, with a fixed clock and seeded ids; and
-//! errors.md's envelope example (chat.json), byte for byte.
+//! docs/tools.md's example (tasks.json), exact, with a fixed clock and seeded ids; and
+//! docs/errors.md's envelope example (chat.json), byte for byte.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! The HTTP transport through a real socket, spoken as raw HTTP/1.1: the guard's answers
-//! (errors.md, HTTP column), JSON and SSE answers, sessions, authentication and the refusal to
+//! (docs/errors.md, HTTP column), JSON and SSE answers, sessions, authentication and the refusal to
 //! listen beyond loopback without a credential.
 
 mod common;

@@ -1,6 +1,6 @@
 """`shacl-mcp serve` driven by the Python `mcp` SDK client: stdio, stateless streamable HTTP and
 HTTP with sessions, each in the legacy `initialize` lifecycle and the 2026-07-28 one
-(`server/discover`). Expected values come from ../shared/spec/tool-surface.md and errors.md."""
+(`server/discover`). Expected values come from docs/tools.md and docs/errors.md."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ DID_KEY = re.compile(r"^did:key:z6Mk[1-9A-HJ-NP-Za-km-z]+$")
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$")
 INSTANCE_META = ("createdAt", "updatedAt", "author", "timestamp")
 
-# errors.md, "The validation envelope": its example is chat.json's Channel, word for word.
+# docs/errors.md, "The validation envelope": its example is chat.json's Channel, word for word.
 CHANNEL_ENVELOPE = {
     "error": "Validation failed for class 'Channel' (2 problems): name: missing required property "
     "(expected string, exactly one value (minCount 1, maxCount 1)); isPinned: expects true or false "
@@ -481,7 +481,7 @@ async def test_validation_envelope(serve, transport: str, lifecycle: Lifecycle) 
 
 
 async def test_jsonrpc_validation_errors_flag(serve, transport: str, lifecycle: Lifecycle) -> None:
-    """errors.md: with --jsonrpc-validation-errors true, schema and shape failures are JSON-RPC
+    """docs/errors.md: with --jsonrpc-validation-errors true, schema and shape failures are JSON-RPC
     -32602 with the same envelope under error.data."""
     server = serve(transport, "--jsonrpc-validation-errors", "true")
     async with server.connect(lifecycle) as client:
@@ -543,7 +543,7 @@ async def test_per_class_tool_refused_while_off(serve, transport: str, lifecycle
 
 
 async def test_add_model_announces_new_tools(serve, transport: str, lifecycle: Lifecycle) -> None:
-    """DESIGN.md § Protocol: list_changed reaches clients on stdio and HTTP sessions; on the
+    """docs/design.md, Protocol: list_changed reaches clients on stdio and HTTP sessions; on the
     2026-07-28 lifecycle through subscriptions/listen; on stateless legacy HTTP in the response
     to the call that caused it."""
     server = serve(transport, "--dynamic-class-tools", "true")

@@ -1,4 +1,4 @@
-//! Hostile input over stdio and HTTP, each case with the exact answer errors.md gives; after
+//! Hostile input over stdio and HTTP, each case with the exact answer docs/errors.md gives; after
 //! every case the server still answers the next valid call correctly.
 
 use serde_json::{Value, json};

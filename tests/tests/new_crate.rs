@@ -1,6 +1,7 @@
 //! `shacl-mcp new` end to end: write a server crate for tasks.json into a scratch dir against this
 //! checkout, build it with cargo (the workspace's Cargo.lock copied in, the workspace's target
-//! dir shared: DESIGN.md § Known traps), start the binary and drive it with rmcp's client.
+//! dir shared: docs/design.md, Known traps on these machines), start the binary and drive it
+//! with rmcp's client.
 //!
 //! The first run builds the runtime and the dependencies whose features differ for the new
 //! crate (a minute or two); later runs reuse them.

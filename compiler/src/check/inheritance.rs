@@ -1,5 +1,5 @@
 //! Inheritance (`parent_shapes`, `sh:node`), the whole create and delete sequences, and the
-//! class markers that make a node an instance (`data-model.md`, What makes a node an instance).
+//! class markers that make a node an instance (`docs/data-model.md`, What makes a node an instance).
 
 use super::actions::is_constant;
 use super::{ClassIndex, Draft};

@@ -1,4 +1,4 @@
-//! From shapes to the model: every rule of `data-model.md` applied, every problem reported.
+//! From shapes to the model: every rule of `docs/data-model.md` applied, every problem reported.
 //!
 //! Four passes, each over every class so nothing stops at the first problem:
 //! 1. class headers: names, IRIs, duplicates (this module);

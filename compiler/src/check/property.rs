@@ -1,4 +1,4 @@
-//! One class's own properties and actions: precedence rules 1 to 5 of `data-model.md`.
+//! One class's own properties and actions: precedence rules 1 to 5 of `docs/data-model.md`.
 
 use std::collections::HashSet;
 

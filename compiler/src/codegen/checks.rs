@@ -1,5 +1,6 @@
 //! The generated validator: per property, the checks of one value with the constants of the
-//! shape compiled in, in the order of errors.md, with the texts of `crate::problems`.
+//! shape compiled in, in the order of docs/errors.md (The validation envelope), with the texts
+//! of `crate::problems`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};

@@ -52,7 +52,7 @@ const PROPERTY_KEYS: &[&str] = &[
     "local",
     "interpretation_hint",
 ];
-/// Property keys carried through as data, not interpreted (shacl-input.md).
+/// Property keys carried through as data, not interpreted (docs/dna-format.md).
 const CARRIED_KEYS: &[&str] = &[
     "resolve_language",
     "ordering",
@@ -487,7 +487,7 @@ impl Reader {
 
     fn count(&mut self, o: &Map<String, Value>, key: &str, at: &Origin) -> Option<u64> {
         let v = o.get(key)?;
-        // `3.0` is the integer 3, as for values (data-model.md).
+        // `3.0` is the integer 3, as for values (docs/data-model.md).
         let n = v.as_u64().or_else(|| {
             v.as_f64()
                 .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e15)

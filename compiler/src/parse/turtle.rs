@@ -1,6 +1,7 @@
 //! Standard SHACL in Turtle (oxttl into oxrdf), mapped onto the same shapes as SHACL JSON
-//! (`shacl-input.md` §2). Every node shape with a class target becomes a [`ClassShape`], its
-//! `sh:property` nodes [`PropertyShape`]s; what this release cannot serve is a diagnostic.
+//! (`docs/dna-format.md`, Standard SHACL in Turtle). Every node shape with a class target
+//! becomes a [`ClassShape`], its `sh:property` nodes [`PropertyShape`]s; what this release
+//! cannot serve is a diagnostic.
 
 mod graph;
 mod property;

@@ -1,4 +1,4 @@
-//! Per-class tools (tool-surface.md, Per-class tools): one family per class, named by
+//! Per-class tools (docs/tools.md, Per-class tools): one family per class, named by
 //! [`crate::naming`], described from the shape, typed from its constraints.
 
 use serde_json::{Map, Value, json};
@@ -44,8 +44,9 @@ pub struct ClassTool<'a> {
     pub kind: ClassToolKind<'a>,
 }
 
-/// The names and kinds of a class's tools, in the order of data-model.md: create, query,
-/// list, get, delete, set_* by property order, then get_/add_/remove_* by property order.
+/// The names and kinds of a class's tools, in the order of docs/data-model.md (Determinism):
+/// create, query, list, get, delete, set_* by property order, then get_/add_/remove_* by
+/// property order.
 pub fn plan(class: &Class) -> Vec<ClassTool<'_>> {
     let tool = |name: String, kind| ClassTool { name, kind };
     let mut tools = vec![
@@ -244,7 +245,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     /// An input schema: perspective_id, then `params`; only perspective_id is required
-    /// (tool-surface.md: the rest is checked by the engine and reported in the envelope).
+    /// (docs/tools.md: the rest is checked by the engine and reported in the envelope).
     fn input(&self, params: &[Param]) -> Value {
         let mut properties = Map::new();
         properties.insert("perspective_id".into(), fragments::perspective_id());

@@ -1,4 +1,4 @@
-//! The tool surface of `tool-surface.md`, derived from the model: the static tools, then the
+//! The tool surface of `docs/tools.md`, derived from the model: the static tools, then the
 //! per-class tools, each with name, description and strict input and output schemas.
 
 mod class_tools;
@@ -25,7 +25,7 @@ pub struct SurfaceOptions {
 }
 
 /// The exact `tools/list` of a server for this DNA: static tools in the order of
-/// tool-surface.md, then per-class tools by class declaration order.
+/// docs/tools.md, then per-class tools by class declaration order.
 pub fn tool_list(dna: &Dna, options: SurfaceOptions) -> Vec<ToolSpec> {
     let mut tools = static_tools(options);
     if options.class_tools {

@@ -1,6 +1,6 @@
-//! The static tools of tool-surface.md, the same for every DNA.
+//! The static tools of docs/tools.md, the same for every DNA.
 //!
-//! One function per tool, grouped by the sections of tool-surface.md; `fragments` holds the
+//! One function per tool, grouped by the sections of docs/tools.md; `fragments` holds the
 //! schema builders and the parameters and results they share. The per-class tools take their
 //! result schemas from these tools ("as instance_create", ...).
 
@@ -15,7 +15,7 @@ mod validation;
 
 use super::{SurfaceOptions, ToolSpec};
 
-/// The static tools in the order of tool-surface.md. The account tools (signup, login_email,
+/// The static tools in the order of docs/tools.md. The account tools (signup, login_email,
 /// request_login_verification, verify_email_code) are listed in multi-user mode only;
 /// `options.class_tools` does not change the static tools.
 pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {

@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use crate::model::{Property, ValueType};
 
-/// The IRI rule of `data-model.md`, as a JSON Schema pattern.
+/// The IRI rule of `docs/data-model.md`, as a JSON Schema pattern.
 pub const IRI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$";
 
 /// The schema of one value (one item, for collections), with the property's hint as description.

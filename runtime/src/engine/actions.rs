@@ -1,5 +1,5 @@
 //! Running link actions (constructors, setters, adders, removers, destructors, execute_commands)
-//! inside one write transaction, with the substitution rules of shacl-input.md.
+//! inside one write transaction, with the substitution rules of docs/dna-format.md (Actions).
 
 use shacl_mcp_compiler::model::{Action, ActionKind};
 

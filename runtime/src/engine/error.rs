@@ -1,4 +1,4 @@
-//! How a tool call fails (errors.md): the validation envelope, a refusal with a hint, or the
+//! How a tool call fails (docs/errors.md): the validation envelope, a refusal with a hint, or the
 //! server's own failure. The MCP layer turns the first two into tool results with `isError`.
 
 use serde_json::{Map, Value};
@@ -180,7 +180,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// The example of errors.md, byte for byte.
+    /// The example of docs/errors.md, byte for byte.
     #[test]
     fn the_spec_example() {
         let envelope = Envelope {

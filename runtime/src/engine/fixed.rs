@@ -1,5 +1,5 @@
 //! The fixed DNA: every class compiled into the binary or given with `--dna`, present in every
-//! perspective and never replaced at run time (data-model.md, Classes and perspectives).
+//! perspective and never replaced at run time (docs/data-model.md, Classes and perspectives).
 
 use std::path::Path;
 use std::sync::Arc;

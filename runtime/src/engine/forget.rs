@@ -1,4 +1,4 @@
-//! `forget`: erasure for good, and the attestation of it (tool-surface.md, "Erasure attestation").
+//! `forget`: erasure for good, and the attestation of it (docs/tools.md, "Erasure attestation").
 //!
 //! A record (a node) in one perspective is every link out of it and into it there: its values,
 //! collection memberships of other instances that hold it, `ad4m://has_child` edges to and from

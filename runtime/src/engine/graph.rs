@@ -1,5 +1,5 @@
 //! A perspective's links as an RDF graph for the SHACL validator: every link a triple, its
-//! target decoded (data-model.md, Links and values) into a typed RDF literal or an IRI.
+//! target decoded (docs/data-model.md, Links and values) into a typed RDF literal or an IRI.
 //!
 //! A target is typed as a write would have taken it: read ([`values::read`]) for a property
 //! of the subject's classes (then of any class) with that predicate, kept when the write's type

@@ -1,9 +1,9 @@
-//! The engine: AD4M instance semantics (tool-surface.md) for any class of the model, over a
+//! The engine: AD4M instance semantics (docs/tools.md) for any class of the model, over a
 //! [`LinkStore`]. Usable from Rust without MCP: every tool is a method that takes its
-//! arguments and returns the result JSON of tool-surface.md, or a [`ToolError`].
+//! arguments and returns the result JSON of docs/tools.md, or a [`ToolError`].
 //!
 //! A call is one store transaction: validation runs first, inside it, and nothing is committed
-//! unless every check passed (DESIGN.md invariant 2).
+//! unless every check passed (docs/design.md invariant 2).
 
 mod actions;
 pub mod error;
@@ -133,7 +133,7 @@ impl Engine {
     }
 
     /// The perspective must exist and the principal may see it: else the not-found answer, the
-    /// same for both (errors.md step 8).
+    /// same for both (docs/errors.md step 8).
     fn require_perspective(&self, tx: &dyn ReadTx, perspective: &str) -> Result<crate::store::Perspective, ToolError> {
         tx.perspective(perspective)?.filter(|p| self.may_see(p)).ok_or_else(|| {
             ToolError::refused(

@@ -1,5 +1,5 @@
 //! Reading instances: what makes a node an instance, and the instance object of
-//! tool-surface.md (`{ id, baseExpression, <property>: value, …, createdAt, updatedAt, author,
+//! docs/tools.md (`{ id, baseExpression, <property>: value, …, createdAt, updatedAt, author,
 //! timestamp }`).
 
 use std::collections::HashMap;
@@ -70,7 +70,7 @@ pub(crate) fn readable(class: &Class) -> impl Iterator<Item = &Property> {
     class.visible_properties().filter(|p| p.getter.is_none())
 }
 
-/// The instance object, keys in the order data-model.md fixes.
+/// The instance object, keys in the order docs/data-model.md fixes (Determinism).
 pub(crate) fn instance_object(class: &Class, node: &str, links: &[Link]) -> Value {
     let mut values = values_of(class, links);
     let mut o = Map::new();

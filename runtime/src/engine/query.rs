@@ -1,4 +1,4 @@
-//! instance_query: filters (data-model.md, Filters), paging and order.
+//! instance_query: filters (docs/data-model.md, Filters), paging and order.
 //!
 //! Candidates come from the store (the class marker, `parent`, and equality on references
 //! pushed down exactly); every filter is then evaluated on decoded, typed values, so the

@@ -1,4 +1,4 @@
-//! Shape validation of values (errors.md, The validation envelope): every constraint the model
+//! Shape validation of values (docs/errors.md, The validation envelope): every constraint the model
 //! carries, every problem at once, in the order the spec fixes.
 //!
 //! The structure (which properties were given, read-only, null, arrays, missing, unknown) is one

@@ -1,4 +1,4 @@
-//! Values and link targets (data-model.md, Links and values): the encoder every write uses and
+//! Values and link targets (docs/data-model.md, Links and values): the encoder every write uses and
 //! the decoder that also reads AD4M's other spellings, so links written with `add_link` or
 //! `execute_commands` read back like the engine's own.
 

@@ -1,4 +1,4 @@
-//! Step 7 of errors.md: a tool's fixed arguments against its inputSchema, every problem at
+//! Step 7 of docs/errors.md: a tool's fixed arguments against its inputSchema, every problem at
 //! once, in the words of the validation envelope.
 
 use serde_json::Value;

@@ -1,4 +1,4 @@
-//! Who is calling (errors.md steps 4 and 6). stdio trusts its parent process; on HTTP, with an
+//! Who is calling (docs/errors.md steps 4 and 6). stdio trusts its parent process; on HTTP, with an
 //! admin credential configured, every tool call but the auth tools must carry it as
 //! `Authorization: Bearer`, compared in constant time.
 //!
@@ -175,7 +175,7 @@ impl Caller {
     }
 }
 
-/// The tools every caller may call (errors.md step 6).
+/// The tools every caller may call (docs/errors.md step 6).
 pub const AUTH_TOOLS: &[&str] = &[
     "signup",
     "login_email",

@@ -1,4 +1,4 @@
-//! From a tool call's arguments to the engine: the static tools of tool-surface.md and the
+//! From a tool call's arguments to the engine: the static tools of docs/tools.md and the
 //! per-class tools, interpreted from the model (the generated ones call the same engine).
 
 use serde_json::{Map, Value, json};
@@ -75,7 +75,7 @@ impl<'a> Args<'a> {
         }
     }
 
-    /// An argument a per-class tool needs but cannot mark required (tool-surface.md lists only
+    /// An argument a per-class tool needs but cannot mark required (docs/tools.md lists only
     /// `perspective_id` in `required`).
     fn needed(&self, key: &str) -> Result<&'a str, ToolError> {
         self.str(key)
@@ -162,7 +162,7 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
         "forget" => ForgetTarget::from_arguments(args).and_then(|target| engine.forget(p, target)),
         other => Err(ToolError::refused(
             format!("'{other}' is not available in this release"),
-            "See tool-surface.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",
+            "See docs/tools.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",
         )),
     }
 }

@@ -1,12 +1,12 @@
-//! The framing checks of errors.md (steps 1 and 2), shared by stdio and HTTP: bytes → UTF-8 →
-//! JSON (at most 128 deep) → a JSON-RPC envelope. rmcp drops what it cannot parse without an
-//! answer, so only messages that pass reach it.
+//! The framing checks of docs/errors.md (steps 1 to 3), shared by stdio and HTTP: bytes →
+//! UTF-8 → JSON (at most 128 deep) → a JSON-RPC envelope → a method this server serves. rmcp
+//! drops what it cannot parse without an answer, so only messages that pass reach it.
 
 use serde_json::{Value, json};
 
-/// Largest message on stdio (errors.md).
+/// Largest message on stdio (docs/errors.md).
 pub const MAX_STDIO_MESSAGE: usize = 16 * 1024 * 1024;
-/// Largest request body on HTTP unless configured (errors.md).
+/// Largest request body on HTTP unless configured (docs/errors.md).
 pub const MAX_HTTP_BODY: usize = 4 * 1024 * 1024;
 
 pub const PARSE_ERROR: i64 = -32700;
@@ -52,7 +52,7 @@ impl Refusal {
         json!({ "jsonrpc": "2.0", "id": self.id, "error": { "code": self.code, "message": self.message } })
     }
 
-    /// HTTP status for this refusal (errors.md: 400 for framing and envelope problems).
+    /// HTTP status for this refusal (docs/errors.md: 400 for framing and envelope problems).
     pub fn http_status(&self) -> u16 {
         match self.code {
             INVALID_PARAMS | METHOD_NOT_FOUND => 200,
@@ -66,7 +66,7 @@ impl Refusal {
 pub fn check(bytes: &[u8]) -> Result<Value, Refusal> {
     let text =
         std::str::from_utf8(bytes).map_err(|_| Refusal::new(PARSE_ERROR, "Parse error: not UTF-8", Value::Null))?;
-    // serde_json refuses nesting deeper than 128 with an error: the Parse error errors.md asks for.
+    // serde_json refuses nesting deeper than 128 with an error: the Parse error of docs/errors.md.
     let value: Value = serde_json::from_str(text).map_err(|e| {
         let what = if e.to_string().contains("recursion limit") {
             "Parse error: JSON nested deeper than 128 levels".to_string()

@@ -1,5 +1,5 @@
 //! The rmcp `ServerHandler`: tools/list from the table, tools/call through the checks of
-//! errors.md (tool name, per-class refusal, authentication, arguments) into the engine, and
+//! docs/errors.md (tool name, per-class refusal, authentication, arguments) into the engine, and
 //! `notifications/tools/list_changed` when a model adds tools.
 //!
 //! In multi-user mode the caller is identified first ([`McpServer::identify`]): a user's calls
@@ -105,7 +105,7 @@ impl McpServer {
         self.inner.options.accounts.is_some()
     }
 
-    /// errors.md step 4: who is calling, from the request's parts (`None`: stdio), without
+    /// docs/errors.md step 4: who is calling, from the request's parts (`None`: stdio), without
     /// rejecting yet. Single-user mode: the admin credential or nothing. Multi-user mode: the
     /// admin credential, else a user's JWT from the `Authorization` header, else (with HTTP
     /// sessions) the token a login in this session answered.
@@ -236,7 +236,7 @@ impl McpServer {
         tools
     }
 
-    /// One `tools/call`, transport-independent: the checks of errors.md steps 5 to 11. The
+    /// One `tools/call`, transport-independent: the checks of docs/errors.md steps 5 to 11. The
     /// caller's address for rate limits is the local one (stdio, in-process use).
     pub async fn call(
         &self,
@@ -462,7 +462,7 @@ fn refusal(body: Value) -> CallToolResult {
     CallToolResult::structured_error(body)
 }
 
-/// errors.md: a per-class tool while per-class tools are off names the instance_* call.
+/// docs/errors.md: a per-class tool while per-class tools are off names the instance_* call.
 fn per_class_off(tool: &str, class: &str) -> Value {
     let suffix = tool
         .strip_prefix(&shacl_mcp_compiler::naming::class_prefix(class))
@@ -563,7 +563,7 @@ impl ServerHandler for McpServer {
             .unwrap_or_else(|e| e.into_inner())
             .push((id, sink.clone()));
         // rmcp acknowledges before calling listen: a change in between would be lost, so send
-        // one catch-up notification now (DESIGN.md, Protocol).
+        // one catch-up notification now (docs/design.md, Protocol).
         let _ = sink.notify_tool_list_changed().await;
         context.cancelled().await;
         self.inner

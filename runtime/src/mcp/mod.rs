@@ -1,5 +1,5 @@
 //! The MCP server: one handler for the static and per-class tools on rmcp, with the framing
-//! layers of errors.md in front of it on stdio ([`stdio`]) and HTTP ([`http`]).
+//! layers of docs/errors.md in front of it on stdio ([`stdio`]) and HTTP ([`http`]).
 
 mod account_tools;
 mod arguments;

@@ -1,4 +1,4 @@
-//! stdio: newline-delimited JSON-RPC with the framing layer of errors.md in front of rmcp.
+//! stdio: newline-delimited JSON-RPC with the framing layer of docs/errors.md in front of rmcp.
 //!
 //! rmcp's own reader skips lines it cannot parse without answering, so this reads stdin
 //! itself: every line is checked ([`super::framing::check`]) and either answered here or handed

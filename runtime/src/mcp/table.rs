@@ -156,7 +156,7 @@ fn fixed_arguments(schema: &Value, class_params: &[&str]) -> (jsonschema::Valida
         .as_object()
         .map(|p| p.keys().cloned().collect())
         .unwrap_or_default();
-    // The linear `regex` engine (data-model.md): a pattern cannot stall the server.
+    // The linear `regex` engine (docs/data-model.md): a pattern cannot stall the server.
     let validator = jsonschema::options()
         .should_validate_formats(true)
         .with_pattern_options(jsonschema::PatternOptions::regex())

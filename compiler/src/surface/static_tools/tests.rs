@@ -1,4 +1,4 @@
-//! The static tools against tool-surface.md: order, schema rules, JSON Schema validity, examples.
+//! The static tools against docs/tools.md: order, schema rules, JSON Schema validity, examples.
 
 use serde_json::{Map, Value, json};
 

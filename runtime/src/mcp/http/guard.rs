@@ -1,4 +1,4 @@
-//! The checks in front of rmcp (errors.md, HTTP column): `Host` and `Origin` are the server's
+//! The checks in front of rmcp (docs/errors.md, HTTP column): `Host` and `Origin` are the server's
 //! own, the body fits, and the `Accept` header names a type the server can answer with.
 
 use std::net::SocketAddr;
@@ -25,7 +25,7 @@ impl Refused {
         Refused { status, body }
     }
 
-    /// A framing refusal, with its own status (errors.md).
+    /// A framing refusal, with its own status (docs/errors.md).
     pub fn framing(refusal: &Refusal) -> Refused {
         let status = StatusCode::from_u16(refusal.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
         Refused {

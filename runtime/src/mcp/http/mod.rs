@@ -1,4 +1,4 @@
-//! Streamable HTTP at `/mcp`: rmcp's `StreamableHttpService` behind the checks of errors.md
+//! Streamable HTTP at `/mcp`: rmcp's `StreamableHttpService` behind the checks of docs/errors.md
 //! (HTTP column), in this order: `Host`/`Origin` (403), body size (413), framing (400),
 //! `Accept` (406). The handler identifies the caller itself from the `Authorization` header,
 //! which reaches it in the request's `http::request::Parts`.
