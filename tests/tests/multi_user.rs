@@ -6,6 +6,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rmcp::model::ReadResourceRequestParams;
 use serde_json::{Value, json};
 use shacl_mcp_tests::*;
 
@@ -95,6 +96,11 @@ async fn two_users_over_http_and_a_log_without_secrets() {
     assert!(names.contains(&"signup".into()) && names.contains(&"channel_create".into()));
     let refused = tool_error(&guest, "list_perspectives", json!({})).await;
     assert!(text(&refused, "error").starts_with("Not authenticated"), "{refused}");
+    let refused = guest
+        .list_all_resources()
+        .await
+        .expect_err("a guest lists no resources");
+    assert!(format!("{refused:?}").contains("Not authenticated"), "{refused:?}");
 
     let mut tokens = Vec::new();
     let mut dids = Vec::new();
@@ -174,6 +180,15 @@ async fn two_users_over_http_and_a_log_without_secrets() {
         let listed = ok(client, "list_perspectives", json!({})).await;
         assert_eq!(listed["perspectives"].as_array().unwrap().len(), 1, "{listed}");
         assert_eq!(&listed["perspectives"][0]["uuid"], &json!(own));
+        // Resources follow the tools' rules: their own perspective and instances, nothing of
+        // the other's, whose perspective reads like a missing one.
+        let resources = client.list_all_resources().await.unwrap();
+        let uris: Vec<&str> = resources.iter().map(|r| r.uri.as_str()).collect();
+        assert_eq!(uris.len(), 3, "the perspective, its channel and its message: {uris:?}");
+        assert!(uris.iter().all(|u| u.contains(own.as_str())), "{uris:?}");
+        let foreign = format!("shacl-mcp://perspectives/{theirs}");
+        let read = client.read_resource(ReadResourceRequestParams::new(&foreign)).await;
+        assert!(format!("{read:?}").contains("not found"), "{read:?}");
         let names = ["alice", "bob"];
         let (me, other) = (names[i], names[1 - i]);
         // Their own data, through each reading tool.

@@ -23,6 +23,11 @@ const SERVED: &[&str] = &[
     "tools/list",
     "tools/call",
     "subscriptions/listen",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "prompts/list",
+    "prompts/get",
 ];
 
 /// A message refused before rmcp sees it, with the JSON-RPC error that answers it.
@@ -179,7 +184,7 @@ mod tests {
         );
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
         assert_eq!(
-            refusal(br#"{"jsonrpc":"2.0","id":9,"method":"resources/list"}"#),
+            refusal(br#"{"jsonrpc":"2.0","id":9,"method":"logging/setLevel"}"#),
             (METHOD_NOT_FOUND, json!(9))
         );
         assert!(check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_ok());

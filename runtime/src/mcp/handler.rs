@@ -10,8 +10,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscriptionFilter, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -25,6 +27,7 @@ use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
 use super::dispatch;
 use super::table::{Entry, Table};
+use super::{prompts, resources};
 use crate::engine::{Engine, Envelope, Subject, ToolError};
 
 /// The server. Cheap to clone: the HTTP transport makes one per session or per request
@@ -381,6 +384,21 @@ impl McpServer {
         }
     }
 
+    /// The engine resources are read on for this request's caller: the tools' access rules (a
+    /// user sees their own perspectives), and the tools' refusal, as -32600, for a caller who
+    /// may call no tool.
+    fn resource_engine(&self, parts: Option<&http::request::Parts>) -> Result<Arc<Engine>, ErrorData> {
+        let caller = self.identify(parts);
+        if !caller.may_call_tools() {
+            return Err(ErrorData::invalid_request(
+                "not authenticated",
+                Some(caller.not_authenticated()),
+            ));
+        }
+        self.engine_for(&caller)
+            .map_err(|refused| ErrorData::invalid_request("not authenticated", Some(refused)))
+    }
+
     /// After add_model (or a forget that took models away): rebuild the run-time tools and tell
     /// every client that listens.
     async fn tools_changed(&self, current: &RequestContext<RoleServer>) {
@@ -451,6 +469,15 @@ fn changes_models(tool: &str, result: &CallToolResult) -> bool {
 
 /// Puts `class` into `found`: replacing a class of the same name (the most recent shape wins,
 /// in the place of the first).
+/// Runs a store read off the async workers (the stores are synchronous).
+async fn blocking<T: Send + 'static>(
+    read: impl FnOnce() -> Result<T, ErrorData> + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(read)
+        .await
+        .unwrap_or_else(|e| Err(ErrorData::internal_error(format!("the read failed: {e}"), None)))
+}
+
 fn latest(found: &mut Vec<Arc<Class>>, class: Arc<Class>) {
     match found.iter_mut().find(|c| c.name == class.name) {
         Some(slot) => *slot = class,
@@ -490,6 +517,8 @@ fn per_class_off(tool: &str, class: &str) -> Value {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_prompts()
+            .enable_resources()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -527,6 +556,50 @@ impl ServerHandler for McpServer {
             self.tools_changed(&context).await;
         }
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let engine = self.resource_engine(context.extensions.get())?;
+        let cursor = request.and_then(|r| r.cursor);
+        blocking(move || resources::list(&engine, cursor.as_deref())).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(resources::templates())
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let engine = self.resource_engine(context.extensions.get())?;
+        let uri = request.uri;
+        Ok(blocking(move || resources::read(&engine, &uri)).await?.into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(prompts::list())
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Ok(prompts::get(&request.name, request.arguments.as_ref())?.into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -8,6 +8,8 @@ mod dispatch;
 pub mod framing;
 mod handler;
 pub mod http;
+mod prompts;
+mod resources;
 pub mod stdio;
 mod table;
 
