@@ -7,7 +7,7 @@ mod tool_spec;
 mod value_schema;
 
 pub use class_tools::{ClassTool, ClassToolKind, class_tools, plan};
-pub use static_tools::static_tools;
+pub use static_tools::{DOCUMENTATION_TOPICS, static_tools};
 pub use tool_spec::{ToolAnnotations, ToolSpec};
 pub use value_schema::{
     IRI_PATTERN, example_value, parameter_description, property_schema, property_value_schema, summary,

@@ -5,6 +5,7 @@
 //! result schemas from these tools ("as instance_create", ...).
 
 mod agent;
+mod documentation;
 pub(crate) mod fragments;
 mod instances;
 mod nodes;
@@ -12,6 +13,8 @@ mod perspectives;
 #[cfg(test)]
 mod tests;
 mod validation;
+
+pub use documentation::DOCUMENTATION_TOPICS;
 
 use super::{SurfaceOptions, ToolSpec};
 
@@ -38,6 +41,7 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
         nodes::execute_commands(),
         agent::get_my_did(),
         agent::auth_status(),
+        documentation::get_documentation(),
     ];
     if options.multi_user {
         tools.extend([

@@ -182,6 +182,7 @@ pub const AUTH_TOOLS: &[&str] = &[
     "request_login_verification",
     "verify_email_code",
     "auth_status",
+    "get_documentation",
 ];
 
 #[cfg(test)]

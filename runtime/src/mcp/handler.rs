@@ -25,8 +25,8 @@ use super::ServerOptions;
 use super::account_tools::{self, ACCOUNT_TOOLS, LOGIN_TOOLS};
 use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
-use super::dispatch;
 use super::table::{Entry, Table};
+use super::{dispatch, documentation};
 use super::{prompts, resources};
 use crate::engine::{Engine, Envelope, Subject, ToolError};
 
@@ -305,6 +305,8 @@ impl McpServer {
                 subject: Subject::Tool(name.to_string()),
                 problems,
             }))
+        } else if name == "get_documentation" {
+            documentation::answer(&args)
         } else if name == "auth_status" {
             Ok(match self.multi_user() {
                 false => caller.status(),

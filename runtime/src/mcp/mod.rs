@@ -5,6 +5,7 @@ mod account_tools;
 mod arguments;
 pub mod auth;
 mod dispatch;
+mod documentation;
 pub mod framing;
 mod handler;
 pub mod http;

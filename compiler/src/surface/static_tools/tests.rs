@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 use super::static_tools;
 use crate::surface::{SurfaceOptions, ToolAnnotations, ToolSpec};
 
-const BEFORE_ACCOUNTS: [&str; 18] = [
+const BEFORE_ACCOUNTS: [&str; 19] = [
     "list_perspectives",
     "add_perspective",
     "add_link",
@@ -24,6 +24,7 @@ const BEFORE_ACCOUNTS: [&str; 18] = [
     "execute_commands",
     "get_my_did",
     "auth_status",
+    "get_documentation",
 ];
 const ACCOUNTS: [&str; 4] = [
     "signup",
@@ -713,6 +714,7 @@ fn annotations_say_which_tools_read_delete_or_overwrite() {
         "get_children",
         "get_my_did",
         "auth_status",
+        "get_documentation",
         "validate_perspective",
     ];
     let delete = ["instance_remove", "forget", "instance_remove_from_collection"];

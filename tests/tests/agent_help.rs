@@ -1,5 +1,6 @@
-//! MCP resources and prompts through the real binary, in both lifecycles over stdio, and with
-//! multi-user access rules over HTTP.
+//! What helps an agent find its way, through the real binary in both lifecycles over stdio: MCP
+//! resources and prompts, and get_documentation. (Their multi-user access rules are checked in
+//! multi_user.rs.)
 
 use rmcp::model::{GetPromptRequestParams, PaginatedRequestParams, ReadResourceRequestParams, ResourceContents};
 use serde_json::{Value, json};
@@ -155,6 +156,40 @@ async fn prompts_are_listed_and_filled_in() {
             .await
             .expect_err("arguments are required");
         assert!(format!("{error:?}").contains("-32602"), "{error:?}");
+        client.cancel().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn the_manual_is_a_tool_call_away() {
+    let chat = shared_dna("chat.json");
+    for lifecycle in Lifecycle::BOTH {
+        let client = stdio_client(&["--db", ":memory:", "--dna", &chat], lifecycle).await;
+        let topics = ok(&client, "get_documentation", json!({})).await;
+        let names: Vec<&str> = topics["topics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["topic"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["design", "dna-format", "data-model", "tools", "errors"]);
+        let page = ok(&client, "get_documentation", json!({ "topic": "tools" })).await;
+        assert_eq!(page["title"], "Tools");
+        assert!(page["text"].as_str().unwrap().contains("get_documentation"));
+        let section = ok(
+            &client,
+            "get_documentation",
+            json!({ "topic": "errors", "section": "The validation envelope" }),
+        )
+        .await;
+        assert!(
+            section["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("## The validation envelope")
+        );
+        let refused = tool_error(&client, "get_documentation", json!({ "topic": "nope" })).await;
+        assert!(refused.to_string().contains("topic"), "{refused}");
         client.cancel().await.unwrap();
     }
 }
