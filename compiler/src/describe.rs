@@ -9,7 +9,9 @@ use crate::model::{Class, Property};
 pub const USAGE: &str = "Pass a class's `name` as `class_name` to the instance tools (instance_create, instance_query, \
      instance_get, instance_update, instance_add_to_collection, instance_remove_from_collection, instance_remove). \
      Property names are the keys of `properties` and of `filter`; required properties must be given on create; \
-     read_only properties cannot be written.";
+     read_only properties cannot be written. validate_perspective reports what does not conform; \
+     get_documentation (topic data-model, tools or errors) explains values, filters, every tool and every \
+     refusal.";
 
 /// One class as describe_perspective lists it; class markers are hidden.
 pub fn class_json(class: &Class) -> Value {
