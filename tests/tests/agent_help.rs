@@ -172,7 +172,10 @@ async fn the_manual_is_a_tool_call_away() {
             .iter()
             .map(|t| t["topic"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["design", "dna-format", "data-model", "tools", "errors"]);
+        assert_eq!(
+            names,
+            ["design", "dna-format", "data-model", "tools", "errors", "sparql"]
+        );
         let page = ok(&client, "get_documentation", json!({ "topic": "tools" })).await;
         assert_eq!(page["title"], "Tools");
         assert!(page["text"].as_str().unwrap().contains("get_documentation"));

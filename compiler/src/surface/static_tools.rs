@@ -10,6 +10,7 @@ pub(crate) mod fragments;
 mod instances;
 mod nodes;
 mod perspectives;
+mod sparql;
 #[cfg(test)]
 mod tests;
 mod validation;
@@ -27,6 +28,7 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
         perspectives::add_perspective(),
         perspectives::add_link(),
         perspectives::query_links(),
+        sparql::sparql_query(),
         perspectives::add_model(),
         perspectives::describe_perspective(),
         instances::instance_create(),

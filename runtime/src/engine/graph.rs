@@ -34,44 +34,21 @@ impl PerspectiveGraph {
     /// Reads every link of `perspective` in one snapshot; `classes` type the values.
     pub fn load(tx: &dyn ReadTx, perspective: &str, classes: &[Arc<Class>]) -> Result<Self, StoreError> {
         let links = tx.links(perspective, LinkPattern::default(), None, 0)?;
-        let markers: HashSet<(&str, &str)> = classes
-            .iter()
-            .flat_map(|c| c.marker.iter().map(|m| (m.predicate.as_str(), m.target.as_str())))
-            .collect();
+        let typer = LinkTyper::new(classes);
         // The marker links each node has, to tell which classes it is an instance of.
         let mut marked: HashMap<&str, HashSet<(&str, &str)>> = HashMap::new();
         for l in &links {
-            let pair = (l.predicate.as_str(), l.target.as_str());
-            if markers.contains(&pair) {
-                marked.entry(l.source.as_str()).or_default().insert(pair);
-            }
-        }
-        let instance_of = |node: &str, class: &Class| {
-            let have = marked.get(node);
-            class
-                .marker
-                .iter()
-                .all(|m| have.is_some_and(|h| h.contains(&(m.predicate.as_str(), m.target.as_str()))))
-        };
-        let mut readers: HashMap<&str, Vec<(&Class, &Property)>> = HashMap::new();
-        for class in classes {
-            for p in class.visible_properties().filter(|p| p.getter.is_none()) {
-                readers.entry(p.path.as_str()).or_default().push((class, p));
+            if typer.is_marker(&l.predicate, &l.target) {
+                marked
+                    .entry(l.source.as_str())
+                    .or_default()
+                    .insert((l.predicate.as_str(), l.target.as_str()));
             }
         }
         let mut builder = GraphBuilder::new();
         let mut written = HashMap::new();
         for l in &links {
-            let pair = (l.predicate.as_str(), l.target.as_str());
-            let object = if markers.contains(&pair) {
-                generic_term(&l.target)
-            } else {
-                let candidates = readers.get(l.predicate.as_str()).map(Vec::as_slice).unwrap_or_default();
-                let own = candidates.iter().filter(|(c, _)| instance_of(&l.source, c));
-                own.chain(candidates.iter())
-                    .find_map(|(_, p)| typed(p, &l.target))
-                    .unwrap_or_else(|| generic_term(&l.target))
-            };
+            let object = typer.object(&l.predicate, &l.target, marked.get(l.source.as_str()));
             if object.is_literal() {
                 written.entry(object.clone()).or_insert_with(|| l.target.clone());
             }
@@ -81,6 +58,65 @@ impl PerspectiveGraph {
             graph: builder.build(),
             written,
         })
+    }
+}
+
+/// How a link's target becomes an RDF term, as a write would have taken it: by a property of
+/// the subject's own classes with that predicate first (the subject's marker links say which
+/// classes those are), then of any class, else by its own spelling. One typing for every reader
+/// of the graph: the SHACL report and SPARQL.
+pub struct LinkTyper<'c> {
+    /// Every class marker, as (predicate, target).
+    markers: HashSet<(&'c str, &'c str)>,
+    /// The properties that read each predicate, with their class.
+    readers: HashMap<&'c str, Vec<(&'c Class, &'c Property)>>,
+}
+
+impl<'c> LinkTyper<'c> {
+    pub fn new(classes: &'c [Arc<Class>]) -> Self {
+        let markers = classes
+            .iter()
+            .flat_map(|c| c.marker.iter().map(|m| (m.predicate.as_str(), m.target.as_str())))
+            .collect();
+        let mut readers: HashMap<&str, Vec<(&Class, &Property)>> = HashMap::new();
+        for class in classes {
+            for p in class.visible_properties().filter(|p| p.getter.is_none()) {
+                readers.entry(p.path.as_str()).or_default().push((class, p));
+            }
+        }
+        LinkTyper { markers, readers }
+    }
+
+    /// Whether (predicate, target) is a class marker link.
+    pub fn is_marker(&self, predicate: &str, target: &str) -> bool {
+        self.markers.contains(&(predicate, target))
+    }
+
+    /// Whether typing a link of `predicate` depends on which classes its subject is an
+    /// instance of: only when several properties of different types read the predicate.
+    pub fn needs_subject(&self, predicate: &str) -> bool {
+        self.readers
+            .get(predicate)
+            .is_some_and(|r| r.windows(2).any(|w| w[0].1.value_type != w[1].1.value_type))
+    }
+
+    /// The term of a link's target; `subject_markers` are the marker links of its subject
+    /// (`None`: none, or unknown when [`Self::needs_subject`] is false).
+    pub fn object(&self, predicate: &str, target: &str, subject_markers: Option<&HashSet<(&str, &str)>>) -> Term {
+        if self.markers.contains(&(predicate, target)) {
+            return generic_term(target);
+        }
+        let candidates = self.readers.get(predicate).map(Vec::as_slice).unwrap_or_default();
+        let instance_of = |class: &Class| {
+            class
+                .marker
+                .iter()
+                .all(|m| subject_markers.is_some_and(|h| h.contains(&(m.predicate.as_str(), m.target.as_str()))))
+        };
+        let own = candidates.iter().filter(|(c, _)| instance_of(c));
+        own.chain(candidates.iter())
+            .find_map(|(_, p)| typed(p, target))
+            .unwrap_or_else(|| generic_term(target))
     }
 }
 

@@ -16,6 +16,7 @@ mod models;
 mod object;
 mod query;
 mod report;
+mod sparql;
 pub mod validate;
 pub mod values;
 

@@ -17,6 +17,7 @@ const PAGES: &[(&str, &str)] = &[
     ("data-model", include_str!("../../docs/data-model.md")),
     ("tools", include_str!("../../docs/tools.md")),
     ("errors", include_str!("../../docs/errors.md")),
+    ("sparql", include_str!("../../docs/sparql.md")),
 ];
 
 /// The answer to `get_documentation(arguments)` (already checked against the input schema).
@@ -159,6 +160,7 @@ mod tests {
             Ok(v) => panic!("answered {v}"),
         };
         assert!(error(json!({ "topic": "nope" })).contains("design, dna-format"));
+        assert!(error(json!({ "topic": "nope" })).contains("sparql"));
         assert!(error(json!({ "topic": "tools", "section": "nope" })).contains("Per-class tools"));
     }
 }

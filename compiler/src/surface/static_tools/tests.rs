@@ -5,11 +5,12 @@ use serde_json::{Map, Value, json};
 use super::static_tools;
 use crate::surface::{SurfaceOptions, ToolAnnotations, ToolSpec};
 
-const BEFORE_ACCOUNTS: [&str; 19] = [
+const BEFORE_ACCOUNTS: [&str; 20] = [
     "list_perspectives",
     "add_perspective",
     "add_link",
     "query_links",
+    "sparql_query",
     "add_model",
     "describe_perspective",
     "instance_create",
@@ -708,6 +709,7 @@ fn annotations_say_which_tools_read_delete_or_overwrite() {
     let read = [
         "list_perspectives",
         "query_links",
+        "sparql_query",
         "describe_perspective",
         "instance_query",
         "instance_get",
