@@ -122,6 +122,13 @@ fn joins_filters_paths_and_aggregates() {
             "literal:2^^http://www.w3.org/2001/XMLSchema#integer"
         ]
     );
+    // A subquery joined on its aggregate: only the tasks of the highest priority.
+    let top = query(
+        &s,
+        &p,
+        "SELECT ?t WHERE { ?t <todo://priority> ?p { SELECT (MAX(?q) AS ?p) WHERE { ?x <todo://priority> ?q } } }",
+    );
+    assert_eq!(column(&top, "t"), [format!("uri:{}", tasks[1])]);
     // AD4M DNAs mark instances with <rdf://type>, not rdf:type: `a` finds none of them.
     let marked = query(&s, &p, &format!("SELECT ?t WHERE {{ ?t <{TYPE}> <todo://Task> }}"));
     assert_eq!(marked["results"]["bindings"].as_array().unwrap().len(), 3);
