@@ -14,10 +14,22 @@ const ALSO_EXPECTED: &[(&str, &[&str])] = &[
     ),
     ("not-a-dna", &["invalid-type"]),
     ("turtle-syntax", &["syntax"]),
+    (
+        "flow-problems",
+        &[
+            "unknown-state",
+            "duplicate-action",
+            "unknown-class",
+            "unknown-property",
+            "invalid-filter",
+            "invalid-action-name",
+            "unreachable-state",
+        ],
+    ),
 ];
 
 /// Files whose diagnostics are notes or warnings: the DNA still loads.
-const LOADS_ANYWAY: &[&str] = &["no-marker", "unsupported-constraint"];
+const LOADS_ANYWAY: &[&str] = &["no-marker", "unsupported-constraint", "unreachable-state"];
 
 #[test]
 fn every_bad_dna_gives_its_diagnostics() {

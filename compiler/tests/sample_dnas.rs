@@ -6,9 +6,7 @@ use shacl_mcp_compiler::surface::{SurfaceOptions, tool_list};
 use shacl_mcp_compiler::{Dna, load};
 
 fn shared_dna(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file)
 }
 
 fn load_ok(file: &str) -> Dna {
@@ -19,7 +17,7 @@ fn load_ok(file: &str) -> Dna {
 
 #[test]
 fn every_sample_dna_checks() {
-    for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
+    for file in ["chat.json", "chat.ttl", "tasks.json", "tasks-flow.json", "zoo.json"] {
         load_ok(file);
     }
 }
