@@ -1,0 +1,379 @@
+//! Flows through the engine, exact (fixed clock, seeded ids): the zoo DNA's Feeding flow and
+//! the tasks lifecycle of dna/tasks-flow.json (guards, a shape-breaking step, consensus), and
+//! two agents racing for one step.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use serde_json::{Value, json};
+use shacl_mcp::engine::Engine;
+use shacl_mcp::store::{AuthorKey, LinkPattern};
+
+/// Every link of a perspective, as query_links shows them.
+fn all_links(s: &Setup, p: &str) -> Value {
+    s.engine
+        .query_links(p, LinkPattern::default(), Some(1000), None)
+        .unwrap()
+}
+
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap()
+}
+
+#[test]
+fn zoo_feeding_transcript() {
+    let s = setup(&["zoo.json"]);
+    let p = s.perspective("Zoo");
+    let dog = s.created(&p, "Dog", json!({ "name": "rex" }));
+    let e = &s.engine;
+
+    assert_eq!(
+        text(&e.get_flows(&p, None).unwrap()),
+        text(&json!({ "flows": [ {
+            "name": "Feeding", "input_types": ["any"],
+            "states": [ { "name": "hungry", "value": 0 }, { "name": "fed", "value": 1 } ],
+            "transitions": [ { "action_name": "feed", "from_state": "hungry", "to_state": "fed" } ] } ] }))
+    );
+    assert_eq!(e.flow_state(&p, "Feeding", &dog).unwrap(), json!({ "state": null }));
+
+    let instance = s.next_id();
+    assert_eq!(
+        e.flow_start(&p, "Feeding", &dog).unwrap(),
+        json!({ "started": true, "instance": instance, "state": "hungry" })
+    );
+    assert_eq!(
+        e.flow_start(&p, "Feeding", &dog).unwrap(),
+        json!({ "started": false, "instance": instance, "state": "hungry" })
+    );
+    assert_eq!(
+        text(&e.flow_actions(&p, "Feeding", &dog).unwrap()),
+        text(
+            &json!({ "state": "hungry", "available": [ { "action_name": "feed", "to_state": "fed" } ], "blocked": [] })
+        )
+    );
+
+    s.clock.advance(1_000_000);
+    let _record = s.next_id();
+    assert_eq!(
+        text(&e.flow_run_action(&p, "Feeding", &dog, "feed").unwrap()),
+        text(&json!({ "transitioned": true, "from": "hungry", "to": "fed", "links_added": 1, "links_removed": 0 }))
+    );
+    let t1 = "2026-12-24T10:00:01.000000Z";
+    assert_eq!(
+        text(&e.flow_state(&p, "Feeding", &dog).unwrap()),
+        text(
+            &json!({ "instance": instance, "state": "fed", "value": 1, "since": t1, "history": [
+            { "action_name": "feed", "from": "hungry", "to": "fed", "author": s.did(), "timestamp": t1 } ] })
+        )
+    );
+    assert_eq!(
+        text(&e.flow_actions(&p, "Feeding", &dog).unwrap()),
+        text(&json!({ "state": "fed", "available": [], "blocked": [] }))
+    );
+    let again = error_json(e.flow_run_action(&p, "Feeding", &dog, "feed"));
+    assert_eq!(
+        again,
+        json!({
+            "error": format!("Action 'feed' is not available: '{dog}' is in state 'fed' of flow 'Feeding'"),
+            "hint": "Actions available from 'fed': none (a final state). Call flow_actions to see which of them are blocked and why."
+        })
+    );
+
+    // The definitions, the instance, its record and the action's write, in AD4M's layout.
+    let fed = e
+        .query_links(
+            &p,
+            LinkPattern {
+                source: Some(&dog),
+                predicate: Some("zoo://fed"),
+                target: None,
+            },
+            None,
+            None,
+        )
+        .unwrap();
+    assert_eq!(fed["links"][0]["target"], "literal:boolean:true");
+    let flow = e
+        .query_links(
+            &p,
+            LinkPattern {
+                source: Some("zoo://FeedingFlow"),
+                ..LinkPattern::default()
+            },
+            None,
+            None,
+        )
+        .unwrap();
+    let predicates: Vec<&str> = flow["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["predicate"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        predicates,
+        [
+            "rdf://type",
+            "ad4m://flowName",
+            "ad4m://flowDefinition",
+            "ad4m://hasState",
+            "ad4m://hasState",
+            "ad4m://hasTransition"
+        ]
+    );
+    let inst = e
+        .query_links(
+            &p,
+            LinkPattern {
+                source: Some(&instance),
+                ..LinkPattern::default()
+            },
+            None,
+            None,
+        )
+        .unwrap();
+    let facts: Vec<(String, String)> = inst["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["predicate"].as_str().unwrap().to_string(),
+                l["target"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        facts[..3],
+        pairs(&[
+            ("rdf://type", "ad4m://FlowInstance"),
+            ("ad4m://flow", "zoo://FeedingFlow"),
+            ("ad4m://subject", dog.as_str()),
+        ])[..]
+    );
+    assert!(facts.contains(&("ad4m://currentState".to_string(), "zoo://Feeding.fed".to_string())));
+}
+
+const ADA: &str = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK";
+
+#[test]
+fn tasks_lifecycle_transcript() {
+    let s = setup(&["tasks-flow.json"]);
+    let p = s.perspective("Team");
+    let task = s.created(&p, "Task", json!({ "title": "Write the flows docs" }));
+    let e = &s.engine;
+
+    let instance = s.next_id();
+    assert_eq!(
+        e.flow_start(&p, "TaskLifecycle", &task).unwrap(),
+        json!({ "started": true, "instance": instance, "state": "open" })
+    );
+    let assignee_reason = "in_progress.requires[0]: state 'in_progress' requires at least 1 Task where {\"id\":\"$flow.subject\",\"assignee\":{\"contains\":\"did:\"}}; found 0";
+    let comment_reason =
+        "done.requires[0]: state 'done' requires at least 1 Comment linked to the subject by todo://about; found 0";
+    let actions = e.flow_actions(&p, "TaskLifecycle", &task).unwrap();
+    assert_eq!(
+        text(&actions),
+        text(&json!({ "state": "open", "available": [], "blocked": [
+            { "action_name": "start", "to_state": "in_progress", "reasons": [assignee_reason] },
+            { "action_name": "scrap", "to_state": "done", "reasons": [
+                comment_reason,
+                format!("status: not one of the allowed values: \"open\", \"in_progress\", \"done\" (on {task}), received literal:string:scrapped"),
+                format!("priority: out of range: must be <= 5 (on {task}), received literal:number:9"),
+            ] } ] }))
+    );
+
+    // The guard holds the step back, and nothing is written.
+    let before = all_links(&s, &p);
+    let refused = error_json(e.flow_run_action(&p, "TaskLifecycle", &task, "start"));
+    assert_eq!(
+        text(&refused),
+        text(&json!({
+            "error": format!("Action 'start' of flow 'TaskLifecycle' refused (1 problem): {assignee_reason}"),
+            "flow_name": "TaskLifecycle", "action_name": "start",
+            "validation_errors": [ { "property": "in_progress.requires[0]", "problem": assignee_reason.split_once(": ").unwrap().1 } ],
+            "hint": "Nothing was written. Call flow_actions for what may be done now and why a step is blocked."
+        }))
+    );
+    assert_eq!(all_links(&s, &p), before);
+
+    let mut assign = serde_json::Map::new();
+    assign.insert("assignee".into(), json!(ADA));
+    e.instance_update(&p, "Task", &task, Some(&assign), &[]).unwrap();
+    s.clock.advance(1_000_000);
+    let _record = s.next_id();
+    assert_eq!(
+        text(&e.flow_run_action(&p, "TaskLifecycle", &task, "start").unwrap()),
+        text(
+            &json!({ "transitioned": true, "from": "open", "to": "in_progress", "links_added": 1, "links_removed": 1 })
+        )
+    );
+    assert_eq!(e.instance_get(&p, "Task", &task).unwrap()["status"], "in_progress");
+    assert_eq!(
+        text(&e.flow_actions(&p, "TaskLifecycle", &task).unwrap()),
+        text(&json!({ "state": "in_progress", "available": [], "blocked": [
+            { "action_name": "finish", "to_state": "done", "reasons": [comment_reason] } ] }))
+    );
+
+    let comment = s.created(&p, "Comment", json!({ "text": "Written.", "about": task }));
+    assert_eq!(
+        text(&e.flow_actions(&p, "TaskLifecycle", &task).unwrap()),
+        text(&json!({ "state": "in_progress", "available": [
+            { "action_name": "finish", "to_state": "done", "description": "Close the task (needs a comment about it)." } ], "blocked": [] }))
+    );
+    s.clock.advance(1_000_000);
+    let _record = s.next_id();
+    assert_eq!(
+        text(&e.flow_run_action(&p, "TaskLifecycle", &task, "finish").unwrap()),
+        text(
+            &json!({ "transitioned": true, "from": "in_progress", "to": "done", "links_added": 1, "links_removed": 1 })
+        )
+    );
+    let (t1, t2) = ("2026-12-24T10:00:01.000000Z", "2026-12-24T10:00:02.000000Z");
+    assert_eq!(
+        text(&e.flow_state(&p, "TaskLifecycle", &task).unwrap()),
+        text(
+            &json!({ "instance": instance, "state": "done", "value": 2, "since": t2, "history": [
+            { "action_name": "start", "from": "open", "to": "in_progress", "author": s.did(), "timestamp": t1 },
+            { "action_name": "finish", "from": "in_progress", "to": "done", "author": s.did(), "timestamp": t2 } ] })
+        )
+    );
+
+    // Input types: a comment is not a task.
+    assert_eq!(
+        error_json(e.flow_start(&p, "TaskLifecycle", &comment)),
+        json!({
+            "error": format!("'{comment}' may not enter flow 'TaskLifecycle': it is not an instance of Task"),
+            "hint": "Start the flow on an instance of one of its input types (get_flows with subject lists the flows a node may enter)."
+        })
+    );
+    let names = |v: Value| -> Vec<String> {
+        v["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(names(e.get_flows(&p, Some(&comment)).unwrap()), Vec::<String>::new());
+    assert_eq!(
+        names(e.get_flows(&p, Some(&task)).unwrap()),
+        ["TaskLifecycle", "Approval"]
+    );
+}
+
+#[test]
+fn a_step_that_breaks_a_shape_writes_nothing_and_says_every_reason() {
+    let s = setup(&["tasks-flow.json"]);
+    let p = s.perspective("Team");
+    let task = s.created(&p, "Task", json!({ "title": "Doomed" }));
+    s.engine.flow_start(&p, "TaskLifecycle", &task).unwrap();
+    let before = all_links(&s, &p);
+    let refused = problems(s.engine.flow_run_action(&p, "TaskLifecycle", &task, "scrap"));
+    assert_eq!(
+        refused,
+        pairs(&[
+            (
+                "done.requires[0]",
+                "state 'done' requires at least 1 Comment linked to the subject by todo://about; found 0"
+            ),
+            (
+                "status",
+                &format!("not one of the allowed values: \"open\", \"in_progress\", \"done\" (on {task})")
+            ),
+            ("priority", &format!("out of range: must be <= 5 (on {task})")),
+        ])
+    );
+    assert_eq!(all_links(&s, &p), before, "a refused step writes nothing");
+    assert_eq!(
+        s.engine.flow_state(&p, "TaskLifecycle", &task).unwrap()["state"],
+        "open"
+    );
+}
+
+#[test]
+fn consensus_of_two_agents() {
+    let s = setup(&["tasks-flow.json"]);
+    let admin = &s.engine;
+    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
+    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut title = serde_json::Map::new();
+    title.insert("title".into(), json!("Ship it"));
+    let task = ada.instance_create(&p, "Task", &title, None, None).unwrap()["base_uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ada.flow_start(&p, "Approval", &task).unwrap();
+
+    let waiting = json!({ "transitioned": false, "proposals": 1, "needed": 2 });
+    assert_eq!(ada.flow_run_action(&p, "Approval", &task, "approve").unwrap(), waiting);
+    assert_eq!(
+        ada.flow_run_action(&p, "Approval", &task, "approve").unwrap(),
+        waiting,
+        "the same agent counts once"
+    );
+    assert_eq!(ada.flow_state(&p, "Approval", &task).unwrap()["state"], "draft");
+    let approved = LinkPattern {
+        source: Some(&task),
+        predicate: Some("todo://approved"),
+        target: None,
+    };
+    assert_eq!(
+        ada.query_links(&p, approved, None, None).unwrap()["total_count"],
+        0,
+        "a proposal moves nothing"
+    );
+    let proposals = LinkPattern {
+        predicate: Some("ad4m://proposal"),
+        ..LinkPattern::default()
+    };
+    assert_eq!(ada.query_links(&p, proposals, None, None).unwrap()["total_count"], 1);
+
+    assert_eq!(
+        text(&admin.flow_run_action(&p, "Approval", &task, "approve").unwrap()),
+        text(&json!({ "transitioned": true, "from": "draft", "to": "approved", "links_added": 1, "links_removed": 0 }))
+    );
+    let state = ada.flow_state(&p, "Approval", &task).unwrap();
+    assert_eq!(state["state"], "approved");
+    assert_eq!(state["history"][0]["author"], admin.did());
+    assert_eq!(ada.query_links(&p, approved, None, None).unwrap()["total_count"], 1);
+}
+
+#[test]
+fn two_agents_race_for_one_step() {
+    let s = setup(&["zoo.json"]);
+    let p = s.perspective("Zoo");
+    let dog = s.created(&p, "Dog", json!({ "name": "fido" }));
+    s.engine.flow_start(&p, "Feeding", &dog).unwrap();
+    let engine: &Engine = &s.engine;
+    let barrier = std::sync::Barrier::new(2);
+    let results: Vec<_> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                scope.spawn(|| {
+                    barrier.wait();
+                    engine.flow_run_action(&p, "Feeding", &dog, "feed")
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let moved = results
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|v| v["transitioned"] == true))
+        .count();
+    assert_eq!(moved, 1, "exactly one step: {results:?}");
+    let refused = results.into_iter().find_map(|r| r.err()).expect("one refusal");
+    let message = refused.to_json().unwrap()["error"].as_str().unwrap().to_string();
+    assert!(message.contains("is in state 'fed'"), "{message}");
+    let history = s.engine.flow_state(&p, "Feeding", &dog).unwrap()["history"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(history, 1);
+}
