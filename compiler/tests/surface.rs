@@ -13,9 +13,7 @@ const ALL: SurfaceOptions = SurfaceOptions {
 };
 
 fn dna(file: &str) -> Dna {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
     let (dna, diags) = load(&path);
     dna.unwrap_or_else(|| panic!("{file}: {diags}"))
 }
@@ -112,7 +110,7 @@ fn tools_come_in_the_fixed_order() {
     let statics = names.iter().position(|n| *n == "task_create").expect("task_create");
     assert_eq!(
         names[statics - 1],
-        "validate_perspective",
+        "flow_run_action",
         "per-class tools follow every static tool"
     );
     assert_eq!(
@@ -233,9 +231,7 @@ fn account_tools_only_in_multi_user_mode() {
 fn code_generation_is_deterministic() {
     use shacl_mcp_compiler::codegen::{Options, generate_files};
     for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../dna")
-            .join(file);
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
         let (first, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
         let (again, _) = generate_files(&[path.as_path()], &Options::default()).expect("generates");
         assert_eq!(first, again, "{file}: the same DNA gives the same code, byte for byte");

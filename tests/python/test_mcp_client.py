@@ -22,11 +22,13 @@ STATIC_TOOLS = [
     "describe_perspective", "instance_create", "instance_query", "instance_get", "instance_update",
     "instance_add_to_collection", "instance_remove_from_collection", "instance_remove", "add_child",
     "get_children", "execute_commands", "get_my_did", "auth_status", "forget", "validate_perspective",
+    "get_flows", "add_flow", "flow_start", "flow_state", "flow_actions", "flow_run_action",
 ]  # fmt: skip
 
 READ_ONLY_STATIC = {
     "list_perspectives", "query_links", "describe_perspective", "instance_query", "instance_get",
-    "get_children", "get_my_did", "auth_status", "validate_perspective",
+    "get_children", "get_my_did", "auth_status", "validate_perspective", "get_flows", "flow_state",
+    "flow_actions",
 }  # fmt: skip
 
 # chat.json: Channel (name*, description, isPinned; members, messages), Message (body*; reactions).

@@ -5,6 +5,7 @@
 //! result schemas from these tools ("as instance_create", ...).
 
 mod agent;
+mod flows;
 pub(crate) mod fragments;
 mod instances;
 mod nodes;
@@ -49,5 +50,14 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
     }
     tools.push(agent::forget());
     tools.push(validation::validate_perspective());
+    // Wave 2 (tool-surface.md): flows, in the order the spec lists them.
+    tools.extend([
+        flows::get_flows(),
+        flows::add_flow(),
+        flows::flow_start(),
+        flows::flow_state(),
+        flows::flow_actions(),
+        flows::flow_run_action(),
+    ]);
     tools
 }
