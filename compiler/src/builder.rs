@@ -305,9 +305,7 @@ mod tests {
     use std::time::{Duration, SystemTime};
 
     fn shared_dna(file: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../dna")
-            .join(file)
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file)
     }
 
     fn bad_dna(file: &str) -> PathBuf {

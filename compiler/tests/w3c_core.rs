@@ -232,9 +232,7 @@ fn run(files: &mut Files, test: &Test) -> Result<usize, String> {
 #[test]
 fn w3c_shacl_core_suite() {
     let root = FsPath::new(env!("CARGO_MANIFEST_DIR")).join("../tests/w3c-shacl-core");
-    let root = root
-        .canonicalize()
-        .expect("the suite at tests/w3c-shacl-core");
+    let root = root.canonicalize().expect("the suite at tests/w3c-shacl-core");
     let mut files = Files::default();
     let mut tests = Vec::new();
     collect(&mut files, &root.join("manifest.ttl"), &mut tests).expect("manifests");

@@ -19,9 +19,7 @@ pub const T0: &str = "2026-12-24T10:00:00.000000Z";
 pub const SEED: u64 = 42;
 
 pub fn shared_dna(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file)
 }
 
 pub fn fixed(files: &[&str]) -> FixedDna {
