@@ -24,6 +24,8 @@ const ALSO_EXPECTED: &[(&str, &[&str])] = &[
             "invalid-filter",
             "invalid-action-name",
             "unreachable-state",
+            "duplicate-state",
+            "invalid-state-name",
         ],
     ),
 ];

@@ -10,7 +10,7 @@ use super::actions;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::literal::is_iri;
 use crate::model::{Class, Flow, FlowState, Query, Role, Rule, Transition};
-use crate::naming::snake;
+use crate::naming::{snake, type_ident};
 use crate::shape::{FlowShape, Origin, QueryShape, RuleShape, StateShape, TransitionShape};
 
 /// Checks every flow against the DNA's classes; the flows that checked, in order.
@@ -111,14 +111,23 @@ fn states(shapes: &[StateShape], classes: &[Class], diags: &mut Diagnostics) -> 
         let (Some(name), Some(value)) = (&s.name, &s.value) else {
             continue;
         };
-        if states.iter().any(|other| &other.name == name) {
+        // Compiled code has an enum of the states: two names of one variant are one state.
+        let same = states.iter().find(|other| type_ident(&other.name) == type_ident(name));
+        if let Some(other) = same {
             diags.push(
                 Diagnostic::error(
                     "duplicate-state",
                     s.origin.child("name"),
-                    format!("state `{name}` is declared twice"),
+                    format!("state `{name}` is declared twice (as `{}`)", other.name),
                 )
-                .help("give each state of a flow a distinct name"),
+                .help("give each state a distinct name (compared as a Rust type name: `in_progress` is `inProgress`)"),
+            );
+            continue;
+        }
+        if let Some(problem) = identifier_problem(name) {
+            diags.push(
+                Diagnostic::error("invalid-state-name", s.origin.child("name"), format!("state name `{name}` {problem}"))
+                    .help("write a state name such as `open` or `in_progress`: letters, digits and `_`, starting with a letter"),
             );
             continue;
         }
@@ -183,6 +192,23 @@ fn transitions(
                     ),
                 )
                 .help("an action leaves a state one way: rename one of them"),
+            );
+        }
+        let spelled = out
+            .iter()
+            .find(|o| o.action_name != action.value && type_ident(&o.action_name) == type_ident(&action.value));
+        if let Some(other) = spelled.filter(|_| same_action.is_none()) {
+            ok = false;
+            diags.push(
+                Diagnostic::error(
+                    "duplicate-action",
+                    action.origin.clone(),
+                    format!(
+                        "action `{}` is `{}` spelled another way",
+                        action.value, other.action_name
+                    ),
+                )
+                .help("one action, one spelling: compiled code has one enum variant per action name"),
             );
         }
         if let Some(other) = out
