@@ -377,3 +377,221 @@ fn two_agents_race_for_one_step() {
         .len();
     assert_eq!(history, 1);
 }
+
+fn flow_names(v: Value) -> Vec<String> {
+    v["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn add_flow_registers_replaces_and_refuses() {
+    let s = setup(&["tasks-flow.json"]);
+    let e = &s.engine;
+    let p = s.perspective("Team");
+    let other = s.perspective("Other");
+    let review = json!({ "name": "Review", "namespace": "todo://", "input_types": ["Task"],
+        "states": [ { "name": "waiting", "value": 0 }, { "name": "reviewed", "value": 1 } ],
+        "transitions": [ { "action_name": "approve", "from_state": "waiting", "to_state": "reviewed", "actions": [] } ] });
+    assert_eq!(
+        e.add_flow(&p, &review).unwrap(),
+        json!({ "success": true, "perspective_id": p, "flow_name": "Review", "replaced": false })
+    );
+    // As JSON text too; the same name again replaces it.
+    assert_eq!(
+        e.add_flow(&p, &Value::String(review.to_string())).unwrap(),
+        json!({ "success": true, "perspective_id": p, "flow_name": "Review", "replaced": true })
+    );
+    assert_eq!(
+        flow_names(e.get_flows(&p, None).unwrap()),
+        ["TaskLifecycle", "Approval", "Review"]
+    );
+    assert_eq!(
+        flow_names(e.get_flows(&other, None).unwrap()),
+        ["TaskLifecycle", "Approval"]
+    );
+    let definitions = LinkPattern {
+        source: Some("todo://ReviewFlow"),
+        predicate: Some("ad4m://hasState"),
+        target: None,
+    };
+    assert_eq!(
+        e.query_links(&p, definitions, None, None).unwrap()["total_count"],
+        2,
+        "one definition, not two"
+    );
+
+    let task = s.created(&p, "Task", json!({ "title": "Check it" }));
+    e.flow_start(&p, "review", &task).unwrap();
+    assert_eq!(
+        e.flow_run_action(&p, "Review", &task, "approve").unwrap()["to"],
+        "reviewed"
+    );
+
+    assert_eq!(
+        error_json(e.add_flow(
+            &p,
+            &json!({ "name": "Approval", "namespace": "x://", "states": [], "transitions": [] })
+        )),
+        json!({
+            "error": "Flow 'Approval' is part of this server's fixed DNA and cannot be replaced at run time",
+            "hint": "Choose another flow name; the fixed DNA's flows are in every perspective already (get_flows lists them)."
+        })
+    );
+    let bad = json!({ "name": "Bad", "namespace": "todo://", "input_types": ["Ticket"], "colour": "red",
+        "states": [ { "name": "a", "value": 0 } ],
+        "transitions": [ { "action_name": "go", "from_state": "a", "to_state": "b", "actions": [] } ] });
+    let refused = error_json(e.add_flow(&p, &bad));
+    assert_eq!(
+        refused["error"],
+        "Flow refused (3 problems): /colour: unknown key `colour` in flow (the keys of a flow are: name, namespace, \
+         interpretation_hint, input_types, states, transitions, start_actions, consensus); /input_types/0: unknown class \
+         `Ticket` (the classes are: Task, Comment (or \"any\" in input_types)); /transitions/0/to_state: unknown state `b` \
+         in flow `Bad` (the states are: a)"
+    );
+}
+
+#[test]
+fn describe_perspective_lists_each_class_s_flows() {
+    let s = setup(&["tasks-flow.json"]);
+    let p = s.perspective("Team");
+    let described = s.engine.describe_perspective(&p).unwrap();
+    let task = &described["classes"][0];
+    assert_eq!(task["name"], "Task");
+    assert_eq!(
+        task["flows"][1],
+        json!({ "name": "Approval", "states": ["draft", "approved"],
+            "transitions": [ { "action_name": "approve", "from_state": "draft", "to_state": "approved" } ] })
+    );
+    assert_eq!(
+        flow_names(json!({ "flows": task["flows"] })),
+        ["TaskLifecycle", "Approval"]
+    );
+    assert!(
+        described["classes"][1].get("flows").is_none(),
+        "a Comment enters no flow"
+    );
+}
+
+#[test]
+fn proposals_from_an_earlier_visit_no_longer_count() {
+    let s = setup(&["tasks-flow.json"]);
+    let admin = &s.engine;
+    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
+    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cycle = json!({ "name": "Cycle", "namespace": "app://", "input_types": ["any"],
+        "states": [ { "name": "a", "value": 0 }, { "name": "b", "value": 1, "consensus": { "n": 2 } } ],
+        "transitions": [
+            { "action_name": "go", "from_state": "a", "to_state": "b", "actions": [] },
+            { "action_name": "back", "from_state": "b", "to_state": "a", "actions": [] } ] });
+    ada.add_flow(&p, &cycle).unwrap();
+    let node = "app://thing";
+    ada.flow_start(&p, "Cycle", node).unwrap();
+    assert_eq!(ada.flow_run_action(&p, "Cycle", node, "go").unwrap()["proposals"], 1);
+    assert_eq!(
+        admin.flow_run_action(&p, "Cycle", node, "go").unwrap()["transitioned"],
+        true
+    );
+    assert_eq!(
+        ada.flow_run_action(&p, "Cycle", node, "back").unwrap()["transitioned"],
+        true
+    );
+    assert_eq!(
+        admin.flow_run_action(&p, "Cycle", node, "go").unwrap(),
+        json!({ "transitioned": false, "proposals": 1, "needed": 2 }),
+        "both earlier proposals were made before the flow came back to `a`"
+    );
+}
+
+#[test]
+fn only_the_role_may_propose() {
+    let s = setup(&["tasks-flow.json"]);
+    let e = &s.engine;
+    let p = s.perspective("Team");
+    let signoff = json!({ "name": "SignOff", "namespace": "todo://", "input_types": ["Task"],
+        "states": [ { "name": "pending", "value": 0 },
+            { "name": "signed", "value": 1, "consensus": { "n": 1,
+                "from_role": { "class_name": "Task", "where": { "id": "$flow.subject" }, "did_property": "assignee" } } } ],
+        "transitions": [ { "action_name": "sign", "from_state": "pending", "to_state": "signed", "actions": [] } ] });
+    e.add_flow(&p, &signoff).unwrap();
+    let task = s.created(&p, "Task", json!({ "title": "Sign me", "assignee": ADA }));
+    e.flow_start(&p, "SignOff", &task).unwrap();
+    let blocked = e.flow_actions(&p, "SignOff", &task).unwrap();
+    assert_eq!(
+        blocked["blocked"][0]["reasons"][0],
+        format!(
+            "consensus: only the agents of at least 1 Task where {{\"id\":\"$flow.subject\"}} (their assignee) may propose entering 'signed'; {} is not one of them",
+            s.did()
+        )
+    );
+    let mut me = serde_json::Map::new();
+    me.insert("assignee".into(), json!(s.did()));
+    e.instance_update(&p, "Task", &task, Some(&me), &[]).unwrap();
+    assert_eq!(
+        e.flow_run_action(&p, "SignOff", &task, "sign").unwrap()["transitioned"],
+        true
+    );
+}
+
+/// Through MCP: every flow tool answers within its output schema, a refusal is a tool error.
+#[tokio::test]
+async fn flow_tools_over_mcp_answer_within_their_schemas() {
+    use shacl_mcp::mcp::auth::Caller;
+    use shacl_mcp::mcp::{McpServer, ServerOptions};
+
+    let s = setup(&["tasks-flow.json"]);
+    let p = s.perspective("Team");
+    let task = s.created(&p, "Task", json!({ "title": "t", "assignee": ADA }));
+    let Setup { engine, .. } = s;
+    let server = McpServer::new(Arc::new(engine), ServerOptions::default());
+    let tools = server.visible_tools(Caller::Stdio);
+    let subject = json!({ "perspective_id": p, "flow_name": "TaskLifecycle", "subject": task });
+    let run = |flow: &str, action: &str| json!({ "perspective_id": p, "flow_name": flow, "subject": task, "action_name": action });
+    let review = json!({ "name": "Review", "namespace": "todo://", "input_types": ["Task"],
+        "states": [ { "name": "waiting", "value": 0 } ], "transitions": [] });
+    let calls = [
+        ("get_flows", json!({ "perspective_id": p }), false),
+        ("get_flows", json!({ "perspective_id": p, "subject": task }), false),
+        ("flow_state", subject.clone(), false),
+        ("flow_actions", subject.clone(), false),
+        ("flow_start", subject.clone(), false),
+        ("flow_state", subject.clone(), false),
+        ("flow_actions", subject.clone(), false),
+        ("flow_run_action", run("TaskLifecycle", "start"), false),
+        ("flow_run_action", run("TaskLifecycle", "start"), true),
+        ("flow_state", subject.clone(), false),
+        (
+            "flow_start",
+            json!({ "perspective_id": p, "flow_name": "Approval", "subject": task }),
+            false,
+        ),
+        ("flow_run_action", run("Approval", "approve"), false),
+        ("flow_run_action", run("Nope", "approve"), true),
+        ("add_flow", json!({ "perspective_id": p, "flow": review }), false),
+        ("add_flow", json!({ "perspective_id": p, "flow": "not json" }), true),
+        ("describe_perspective", json!({ "perspective_id": p }), false),
+    ];
+    for (name, args, is_error) in calls {
+        let tool = tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name} is listed"));
+        let schema = Value::Object((*tool.output_schema.clone().expect("an outputSchema")).clone());
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let result = server
+            .call(name, obj(args.clone()), Caller::Stdio)
+            .await
+            .expect("a tool result");
+        assert_eq!(result.is_error.unwrap_or(false), is_error, "{name} {args}: {result:?}");
+        if !is_error {
+            let structured = result.structured_content.clone().expect("structuredContent");
+            assert!(validator.is_valid(&structured), "{name}: {structured}");
+        }
+    }
+}

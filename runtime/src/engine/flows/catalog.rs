@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 use shacl_mcp_compiler::check::check_flow;
 use shacl_mcp_compiler::literal;
 use shacl_mcp_compiler::model::{AD4M_RDF_TYPE, Class, Flow, flow_vocab as v};
@@ -18,6 +18,62 @@ use crate::engine::{Engine, ToolError};
 use crate::store::{LinkPattern, NewLink, ReadTx, StoreError, WriteTx};
 
 impl Engine {
+    /// `get_flows`: every flow of the perspective, or with `subject` those it may enter.
+    pub fn get_flows(&self, perspective: &str, subject: Option<&str>) -> Result<Value, ToolError> {
+        let tx = self.store.read()?;
+        self.require_perspective(&*tx, perspective)?;
+        let mut listed = Vec::new();
+        for flow in self.flows(&*tx, perspective)? {
+            if let Some(subject) = subject
+                && !self.may_enter(&*tx, perspective, &flow, subject)?
+            {
+                continue;
+            }
+            listed.push(summary(&flow));
+        }
+        Ok(json!({ "flows": listed }))
+    }
+
+    /// `add_flow`: `{ success, perspective_id, flow_name, replaced }`.
+    pub fn add_flow(&self, perspective: &str, flow: &Value) -> Result<Value, ToolError> {
+        let (shape, diags) = parse_flow(flow);
+        let refused = |problems: Vec<String>| {
+            ToolError::refused(
+                format!("Flow refused ({}): {}", count(problems.len()), problems.join("; ")),
+                "Fix the flow and call add_flow again: { name, namespace, input_types, states: [{name, value}], transitions: [{action_name, from_state, to_state, actions}] }.",
+            )
+        };
+        let errors = |d: &shacl_mcp_compiler::Diagnostics| -> Vec<String> {
+            d.iter().filter(|d| d.is_error()).map(describe).collect()
+        };
+        let Some(shape) = shape else {
+            return Err(refused(errors(&diags)));
+        };
+        if let Some(name) = shape.name.as_deref().filter(|n| self.fixed.has_flow(n)) {
+            return Err(ToolError::refused(
+                format!("Flow '{name}' is part of this server's fixed DNA and cannot be replaced at run time"),
+                "Choose another flow name; the fixed DNA's flows are in every perspective already (get_flows lists them).",
+            ));
+        }
+        let mut tx = self.write()?;
+        self.require_perspective(&*tx, perspective)?;
+        let classes = plain(&self.classes(&*tx, perspective)?);
+        // What the reader found and what the checks find, every problem in one refusal.
+        let (checked, more) = check_flow(&shape, &classes);
+        let mut diags = diags;
+        diags.extend(more);
+        let Some(flow) = checked.filter(|_| !diags.has_errors()) else {
+            return Err(refused(errors(&diags)));
+        };
+        let old = self.flows(&*tx, perspective)?.into_iter().find(|f| f.name == flow.name);
+        if let Some(old) = &old {
+            remove_definition(&mut *tx, perspective, old)?;
+        }
+        write_definition(&mut *tx, perspective, &flow)?;
+        tx.commit()?;
+        Ok(json!({ "success": true, "perspective_id": perspective, "flow_name": flow.name, "replaced": old.is_some() }))
+    }
+
     /// Every flow of a perspective: the fixed DNA's, then those added there, in the order
     /// their definitions were written.
     pub(in crate::engine) fn flows(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Vec<Arc<Flow>>, ToolError> {
@@ -139,4 +195,43 @@ pub(super) fn remove_definition(tx: &mut dyn WriteTx, perspective: &str, flow: &
         tx.remove_links(perspective, out)?;
     }
     Ok(())
+}
+
+/// A flow as get_flows lists it.
+fn summary(flow: &Flow) -> Value {
+    let mut o = Map::new();
+    o.insert("name".into(), flow.name.clone().into());
+    if let Some(hint) = &flow.interpretation_hint {
+        o.insert("interpretation_hint".into(), hint.clone().into());
+    }
+    o.insert("input_types".into(), flow.input_types_json());
+    let states: Vec<Value> = flow
+        .states
+        .iter()
+        .map(|s| json!({ "name": s.name, "value": s.value }))
+        .collect();
+    o.insert("states".into(), states.into());
+    let transitions: Vec<Value> = flow
+        .transitions
+        .iter()
+        .map(|t| json!({ "action_name": t.action_name, "from_state": t.from_state, "to_state": t.to_state }))
+        .collect();
+    o.insert("transitions".into(), transitions.into());
+    Value::Object(o)
+}
+
+fn describe(d: &shacl_mcp_compiler::Diagnostic) -> String {
+    let mut text = format!("{}: {}", d.origin.pointer.as_deref().unwrap_or(""), d.message);
+    if let Some(help) = &d.help {
+        text.push_str(&format!(" ({help})"));
+    }
+    text
+}
+
+fn count(n: usize) -> String {
+    if n == 1 {
+        "1 problem".to_string()
+    } else {
+        format!("{n} problems")
+    }
 }

@@ -1,6 +1,7 @@
-//! Flows: state machines over instances that agents read and drive (docs/flows.md). The six
-//! tools are here; [`catalog`] says which flows a perspective has, [`instance`] where a subject
-//! stands, [`guards`] what a state requires, [`step`] what a step does.
+//! Flows: state machines over instances that agents read and drive (docs/flows.md). The tools
+//! about one subject's flow are here; [`catalog`] has get_flows and add_flow and says which
+//! flows a perspective has, [`instance`] where a subject stands, [`guards`] what a state
+//! requires, [`step`] what a step does.
 //!
 //! Every tool is one store transaction. A step that a consensus rule holds back is tried in
 //! one (and undone), then proposed in a second that re-reads the state; see `flow_run_action`.
@@ -11,9 +12,7 @@ mod instance;
 mod step;
 
 use serde_json::{Map, Value, json};
-use shacl_mcp_compiler::check::check_flow;
 use shacl_mcp_compiler::model::Flow;
-use shacl_mcp_compiler::parse::json::parse_flow;
 
 use self::guards::Context;
 use self::instance::Running;
@@ -24,60 +23,6 @@ use crate::clock::format_rfc3339_micros;
 use crate::store::ReadTx;
 
 impl Engine {
-    /// `get_flows`: every flow of the perspective, or with `subject` those it may enter.
-    pub fn get_flows(&self, perspective: &str, subject: Option<&str>) -> Result<Value, ToolError> {
-        let tx = self.store.read()?;
-        self.require_perspective(&*tx, perspective)?;
-        let mut listed = Vec::new();
-        for flow in self.flows(&*tx, perspective)? {
-            if let Some(subject) = subject
-                && !self.may_enter(&*tx, perspective, &flow, subject)?
-            {
-                continue;
-            }
-            listed.push(summary(&flow));
-        }
-        Ok(json!({ "flows": listed }))
-    }
-
-    /// `add_flow`: `{ success, perspective_id, flow_name, replaced }`.
-    pub fn add_flow(&self, perspective: &str, flow: &Value) -> Result<Value, ToolError> {
-        let (shape, diags) = parse_flow(flow);
-        let refused = |problems: Vec<String>| {
-            ToolError::refused(
-                format!("Flow refused ({}): {}", count(problems.len()), problems.join("; ")),
-                "Fix the flow and call add_flow again: { name, namespace, input_types, states: [{name, value}], transitions: [{action_name, from_state, to_state, actions}] }.",
-            )
-        };
-        let errors = |d: &shacl_mcp_compiler::Diagnostics| -> Vec<String> {
-            d.iter().filter(|d| d.is_error()).map(describe).collect()
-        };
-        let shape = match shape {
-            Some(shape) if !diags.has_errors() => shape,
-            _ => return Err(refused(errors(&diags))),
-        };
-        if let Some(name) = shape.name.as_deref().filter(|n| self.fixed.has_flow(n)) {
-            return Err(ToolError::refused(
-                format!("Flow '{name}' is part of this server's fixed DNA and cannot be replaced at run time"),
-                "Choose another flow name; the fixed DNA's flows are in every perspective already (get_flows lists them).",
-            ));
-        }
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let classes = catalog::plain(&self.classes(&*tx, perspective)?);
-        let (checked, diags) = check_flow(&shape, &classes);
-        let Some(flow) = checked.filter(|_| !diags.has_errors()) else {
-            return Err(refused(errors(&diags)));
-        };
-        let old = self.flows(&*tx, perspective)?.into_iter().find(|f| f.name == flow.name);
-        if let Some(old) = &old {
-            catalog::remove_definition(&mut *tx, perspective, old)?;
-        }
-        catalog::write_definition(&mut *tx, perspective, &flow)?;
-        tx.commit()?;
-        Ok(json!({ "success": true, "perspective_id": perspective, "flow_name": flow.name, "replaced": old.is_some() }))
-    }
-
     /// `flow_start`: `{ started, instance, state }`. A subject already in the flow answers
     /// `started: false` with where it stands.
     pub fn flow_start(&self, perspective: &str, flow_name: &str, subject: &str) -> Result<Value, ToolError> {
@@ -271,7 +216,13 @@ impl Engine {
 
     /// Whether `subject` may enter `flow`: any node when the flow takes any, else an instance
     /// of one of its input types.
-    fn may_enter(&self, tx: &dyn ReadTx, perspective: &str, flow: &Flow, subject: &str) -> Result<bool, ToolError> {
+    pub(super) fn may_enter(
+        &self,
+        tx: &dyn ReadTx,
+        perspective: &str,
+        flow: &Flow,
+        subject: &str,
+    ) -> Result<bool, ToolError> {
         if flow.accepts_any() {
             return Ok(true);
         }
@@ -314,43 +265,4 @@ fn refusal(flow: &Flow, action: &str, problems: Vec<super::error::Problem>) -> T
         },
         problems,
     })
-}
-
-/// A flow as get_flows lists it.
-fn summary(flow: &Flow) -> Value {
-    let mut o = Map::new();
-    o.insert("name".into(), flow.name.clone().into());
-    if let Some(hint) = &flow.interpretation_hint {
-        o.insert("interpretation_hint".into(), hint.clone().into());
-    }
-    o.insert("input_types".into(), flow.input_types_json());
-    let states: Vec<Value> = flow
-        .states
-        .iter()
-        .map(|s| json!({ "name": s.name, "value": s.value }))
-        .collect();
-    o.insert("states".into(), states.into());
-    let transitions: Vec<Value> = flow
-        .transitions
-        .iter()
-        .map(|t| json!({ "action_name": t.action_name, "from_state": t.from_state, "to_state": t.to_state }))
-        .collect();
-    o.insert("transitions".into(), transitions.into());
-    Value::Object(o)
-}
-
-fn describe(d: &shacl_mcp_compiler::Diagnostic) -> String {
-    let mut text = format!("{}: {}", d.origin.pointer.as_deref().unwrap_or(""), d.message);
-    if let Some(help) = &d.help {
-        text.push_str(&format!(" ({help})"));
-    }
-    text
-}
-
-fn count(n: usize) -> String {
-    if n == 1 {
-        "1 problem".to_string()
-    } else {
-        format!("{n} problems")
-    }
 }

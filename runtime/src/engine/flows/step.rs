@@ -25,7 +25,6 @@ pub(super) struct Trial {
 }
 
 /// Runs `actions` on the subject and checks what the target state needs.
-#[allow(clippy::too_many_arguments)] // one step's whole context: each is needed, none groups with another
 pub(super) fn trial(
     tx: &mut (dyn WriteTx + '_),
     perspective: &str,
