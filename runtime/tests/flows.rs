@@ -595,3 +595,60 @@ async fn flow_tools_over_mcp_answer_within_their_schemas() {
         }
     }
 }
+
+/// Two nodes on one database (two SQLite connections to one file, or two PostgreSQL nodes on
+/// one schema) race for one step: the store's write lock lets exactly one move the flow.
+#[test]
+fn two_nodes_race_for_one_step() {
+    use shacl_mcp::clock::{FixedClock, SeededIds};
+
+    let db = TestDb::new("flows_race");
+    let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
+    let nodes: Vec<Engine> = (0..2)
+        .map(|i| {
+            Engine::new(
+                db.open(clock.clone()).links,
+                fixed(&["zoo.json"]),
+                Arc::new(SeededIds::new(SEED + i)),
+            )
+        })
+        .collect();
+    let p = nodes[0].add_perspective("Zoo").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut name = serde_json::Map::new();
+    name.insert("name".into(), json!("bello"));
+    let dog = nodes[0].instance_create(&p, "Dog", &name, None, None).unwrap()["base_uri"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    nodes[0].flow_start(&p, "Feeding", &dog).unwrap();
+    let barrier = std::sync::Barrier::new(2);
+    let results: Vec<_> = std::thread::scope(|scope| {
+        let runs: Vec<_> = nodes
+            .iter()
+            .map(|node| {
+                let (barrier, p, dog) = (&barrier, &p, &dog);
+                scope.spawn(move || {
+                    barrier.wait();
+                    node.flow_run_action(p, "Feeding", dog, "feed")
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let moved = results
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|v| v["transitioned"] == true))
+        .count();
+    assert_eq!(moved, 1, "exactly one step: {results:?}");
+    let refused = results.into_iter().find_map(|r| r.err()).expect("one refusal");
+    let message = refused
+        .to_json()
+        .map(|j| j["error"].to_string())
+        .unwrap_or_else(|| refused.to_string());
+    assert!(message.contains("is in state 'fed'"), "{message}");
+    let state = nodes[1].flow_state(&p, "Feeding", &dog).unwrap();
+    assert_eq!(state["history"].as_array().unwrap().len(), 1);
+}
