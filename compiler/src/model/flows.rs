@@ -157,7 +157,7 @@ impl Flow {
         state.consensus.as_ref().or(self.consensus.as_ref())
     }
 
-    /// Whether instances of `class` (and the classes it descends from) may enter.
+    /// Whether any node may enter (no input types, or `"any"` among them).
     pub fn accepts_any(&self) -> bool {
         self.input_types.is_empty()
     }

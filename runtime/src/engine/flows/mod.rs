@@ -62,7 +62,8 @@ impl Engine {
             &ctx,
         )?;
         if !trial.problems.is_empty() {
-            return Err(refusal(&flow, "start", trial.problems));
+            // Not an action of the flow: the envelope names the tool, so no action is mistaken for it.
+            return Err(refusal(&flow, "flow_start", trial.problems));
         }
         if !catalog::has_definition(&*tx, perspective, &flow)? {
             catalog::write_definition(&mut *tx, perspective, &flow)?;
