@@ -652,3 +652,32 @@ fn two_nodes_race_for_one_step() {
     let state = nodes[1].flow_state(&p, "Feeding", &dog).unwrap();
     assert_eq!(state["history"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn a_refused_start_writes_nothing() {
+    let s = setup(&["tasks-flow.json"]);
+    let e = &s.engine;
+    let p = s.perspective("Team");
+    let triage = json!({ "name": "Triage", "namespace": "todo://", "input_types": ["Task"],
+        "start_actions": [ { "action": "setSingleTarget", "source": "this", "predicate": "todo://priority", "target": "literal:number:0" } ],
+        "states": [ { "name": "new", "value": 0,
+            "requires": [ { "class_name": "Comment", "linked_to": "subject" } ] } ],
+        "transitions": [] });
+    e.add_flow(&p, &triage).unwrap();
+    let task = s.created(&p, "Task", json!({ "title": "Triage me" }));
+    let before = all_links(&s, &p);
+    assert_eq!(
+        problems(e.flow_start(&p, "Triage", &task)),
+        pairs(&[
+            (
+                "new.requires[0]",
+                "state 'new' requires at least 1 Comment linked to the subject; found 0"
+            ),
+            ("priority", &format!("out of range: must be >= 1 (on {task})")),
+        ])
+    );
+    assert_eq!(all_links(&s, &p), before, "a refused start writes nothing");
+    assert_eq!(e.flow_state(&p, "Triage", &task).unwrap(), json!({ "state": null }));
+    let envelope = error_json(e.flow_start(&p, "Triage", &task));
+    assert_eq!(envelope["action_name"], "flow_start");
+}
