@@ -681,3 +681,26 @@ fn a_refused_start_writes_nothing() {
     let envelope = error_json(e.flow_start(&p, "Triage", &task));
     assert_eq!(envelope["action_name"], "flow_start");
 }
+
+/// A step's writes are checked where they can break something: on the subject, and on the nodes
+/// that point at it (a keeper's favourite dog must stay a dog).
+#[test]
+fn a_step_may_not_break_a_reference_to_its_subject() {
+    let s = setup(&["zoo.json"]);
+    let e = &s.engine;
+    let p = s.perspective("Zoo");
+    let dog = s.created(&p, "Dog", json!({ "name": "rex" }));
+    let keeper = s.created(&p, "Keeper", json!({ "name": "Kim", "favouriteDog": dog }));
+    let release = json!({ "name": "Release", "namespace": "zoo://",
+        "states": [ { "name": "kept", "value": 0 }, { "name": "free", "value": 1 } ],
+        "transitions": [ { "action_name": "release", "from_state": "kept", "to_state": "free",
+            "actions": [ { "action": "removeLink", "source": "this", "predicate": "zoo://kind", "target": "zoo://dog" } ] } ] });
+    e.add_flow(&p, &release).unwrap();
+    e.flow_start(&p, "Release", &dog).unwrap();
+    let before = all_links(&s, &p);
+    let refused = problems(e.flow_run_action(&p, "Release", &dog, "release"));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert_eq!(refused[0].0, "favouriteDog");
+    assert!(refused[0].1.ends_with(&format!("(on {keeper})")), "{refused:?}");
+    assert_eq!(all_links(&s, &p), before);
+}

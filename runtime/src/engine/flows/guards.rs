@@ -2,11 +2,12 @@
 //! over the graph after the step's actions), the shapes its writes must not break, and who may
 //! propose it under a consensus rule. Each unmet need is one problem of the envelope.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use shacl_mcp_compiler::model::{Anchor, Class, Query, Role};
-use shacl_mcp_compiler::shacl::{dna, validate};
+use shacl_mcp_compiler::shacl::{Term, dna, validate_nodes};
 
 use crate::engine::error::{Problem, ToolError};
 use crate::engine::graph::{PerspectiveGraph, generic_term};
@@ -130,13 +131,28 @@ pub(super) fn members(
     Ok(dids)
 }
 
-/// The Violation results of validating the whole perspective against its classes, as
-/// validate_perspective reports them.
-pub(super) fn violations(tx: &dyn ReadTx, perspective: &str, classes: &[Arc<Class>]) -> Result<Vec<Value>, ToolError> {
-    let graph = PerspectiveGraph::load(tx, perspective, classes)?;
+/// The Violation results that validating `touched` and every node pointing at them gives, as
+/// validate_perspective reports them: what a write to `touched` can have changed, read without
+/// validating the rest of the perspective.
+pub(super) fn violations(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    classes: &[Arc<Class>],
+    touched: &[String],
+) -> Result<Vec<Value>, ToolError> {
+    let mut focus: Vec<String> = touched.to_vec();
+    for node in touched {
+        let into = LinkPattern {
+            target: Some(node),
+            ..LinkPattern::default()
+        };
+        focus.extend(tx.links(perspective, into, None, 0)?.into_iter().map(|l| l.source));
+    }
+    let graph = PerspectiveGraph::load_around(tx, perspective, classes, &focus)?;
     let refs: Vec<&Class> = classes.iter().map(|c| &**c).collect();
     let shapes = dna::shapes(&refs, None, &generic_term);
-    let report = validate(&graph, &shapes).to_json(&graph);
+    let only: HashSet<Term> = focus.iter().map(|n| Term::iri(n)).collect();
+    let report = validate_nodes(&graph, &shapes, &only).to_json(&graph);
     let results = report["results"].as_array().cloned().unwrap_or_default();
     Ok(results
         .into_iter()

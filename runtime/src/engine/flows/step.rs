@@ -4,7 +4,8 @@
 //!
 //! A trial runs the transition's actions on the subject inside the write transaction, then
 //! checks the target state's `requires` on the graph as the actions left it, the shapes (no
-//! Violation that was not there before) and, under a rule with a role, the caller. The caller
+//! Violation that was not there before, on the nodes the actions wrote from and those pointing
+//! at them) and, under a rule with a role, the caller. The caller
 //! commits only a step that passed; dropping the transaction undoes the trial.
 
 use std::sync::Arc;
@@ -34,7 +35,15 @@ pub(super) fn trial(
     actions: &[shacl_mcp_compiler::model::Action],
     ctx: &Context<'_>,
 ) -> Result<Trial, ToolError> {
-    let before = guards::violations(&*tx, perspective, classes)?;
+    // The nodes the actions write links out of: only their shapes (and those of nodes pointing
+    // at them) can change.
+    let mut touched = vec![ctx.subject.to_string()];
+    for action in actions.iter().filter(|a| a.source != "this") {
+        if !touched.contains(&action.source) {
+            touched.push(action.source.clone());
+        }
+    }
+    let before = guards::violations(&*tx, perspective, classes, &touched)?;
     let mut run = Runner::new(&mut *tx, perspective, ctx.subject);
     for action in actions {
         // Flow actions have no `value` to substitute: a target that is not a constant is skipped.
@@ -59,7 +68,7 @@ pub(super) fn trial(
             }
         }
     }
-    let after = guards::violations(&*tx, perspective, classes)?;
+    let after = guards::violations(&*tx, perspective, classes, &touched)?;
     problems.extend(guards::new_violations(&before, after, classes));
     Ok(Trial {
         problems,
