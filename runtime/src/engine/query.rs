@@ -150,9 +150,9 @@ pub(crate) fn matching_instances(
     tx: &dyn ReadTx,
     perspective: &str,
     class: &Class,
-    filter: &Map<String, Value>,
+    filter_map: &Map<String, Value>,
 ) -> Result<Vec<String>, ToolError> {
-    let filter = parse(class, filter)?;
+    let filter = parse(class, filter_map)?;
     let mut query = SourceQuery {
         all_of: class
             .marker
@@ -163,8 +163,18 @@ pub(crate) fn matching_instances(
         child_of: None,
     };
     push_down(&filter, &mut query.any_of);
+    // A guard on one instance (`"id": "$flow.subject"`) reads that instance, not the class.
+    let ids: Option<Vec<&str>> = match filter_map.get("id") {
+        Some(Value::String(id)) => Some(vec![id.as_str()]),
+        Some(Value::Array(ids)) => ids.iter().map(Value::as_str).collect(),
+        _ => None,
+    };
     let mut found = Vec::new();
-    for node in tx.sources(perspective, &query, Order::OldestFirst)? {
+    let candidates = tx.sources(perspective, &query, Order::OldestFirst)?;
+    let candidates = candidates
+        .into_iter()
+        .filter(|node| ids.as_ref().is_none_or(|ids| ids.contains(&node.as_str())));
+    for node in candidates {
         let values = if referenced(&filter).is_empty() {
             HashMap::new()
         } else {
