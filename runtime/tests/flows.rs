@@ -704,3 +704,44 @@ fn a_step_may_not_break_a_reference_to_its_subject() {
     assert!(refused[0].1.ends_with(&format!("(on {keeper})")), "{refused:?}");
     assert_eq!(all_links(&s, &p), before);
 }
+
+/// Under a rule with a role, only members' proposals count, and membership is read at the step:
+/// an agent who left the role no longer counts.
+#[test]
+fn a_proposal_counts_while_its_author_is_in_the_role() {
+    let s = setup(&["tasks-flow.json"]);
+    let admin = &s.engine;
+    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
+    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Reviewers: the DIDs written in comments about the task.
+    let review = json!({ "name": "Review", "namespace": "todo://", "input_types": ["Task"],
+        "states": [ { "name": "open", "value": 0 },
+            { "name": "accepted", "value": 1, "consensus": { "n": 2, "from_role": {
+                "class_name": "Comment", "linked_to": { "via": "todo://about", "to": "subject" }, "did_property": "text" } } } ],
+        "transitions": [ { "action_name": "accept", "from_state": "open", "to_state": "accepted", "actions": [] } ] });
+    ada.add_flow(&p, &review).unwrap();
+    let create = |class: &str, properties: Value| -> String {
+        let properties = obj(properties).unwrap();
+        ada.instance_create(&p, class, &properties, None, None).unwrap()["base_uri"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let task = create("Task", json!({ "title": "Review me" }));
+    let ada_seat = create("Comment", json!({ "text": ada.did(), "about": task }));
+    create("Comment", json!({ "text": admin.did(), "about": task }));
+    ada.flow_start(&p, "Review", &task).unwrap();
+
+    let waiting = json!({ "transitioned": false, "proposals": 1, "needed": 2 });
+    assert_eq!(ada.flow_run_action(&p, "Review", &task, "accept").unwrap(), waiting);
+    ada.instance_remove(&p, "Comment", &ada_seat).unwrap();
+    assert_eq!(
+        admin.flow_run_action(&p, "Review", &task, "accept").unwrap(),
+        waiting,
+        "Ada left the role: her proposal no longer counts"
+    );
+    assert_eq!(ada.flow_state(&p, "Review", &task).unwrap()["state"], "open");
+}

@@ -168,10 +168,7 @@ impl Engine {
             .and_then(|s| flow.rule_for(s))
             .map_or(1, |r| r.n);
         if needed > 1 {
-            let mut agreed = instance::proposers(&*tx, perspective, &flow, &running, &t)?;
-            if !agreed.iter().any(|a| a == self.did()) {
-                agreed.push(self.did().to_string());
-            }
+            let agreed = step::agreed(&*tx, perspective, &classes, &flow, &running, &t, &ctx)?;
             if (agreed.len() as u64) < needed {
                 // The trial passed but moves nothing yet: undo it and record the proposal.
                 drop(tx);
@@ -206,11 +203,18 @@ impl Engine {
         if now != state {
             return Err(step::not_available(flow, subject, &now, &t.action_name));
         }
-        let mut agreed = instance::proposers(&*tx, perspective, flow, &running, t)?;
-        if !agreed.iter().any(|a| a == self.did()) {
+        // One proposal per agent: a second call from the same agent writes nothing.
+        let proposers = instance::proposers(&*tx, perspective, flow, &running, t)?;
+        if !proposers.iter().any(|a| a == self.did()) {
             instance::propose(&mut *tx, perspective, flow, &running.node, t)?;
-            agreed.push(self.did().to_string());
         }
+        let classes = self.classes(&*tx, perspective)?;
+        let ctx = Context {
+            subject,
+            instance: &running.node,
+            did: self.did(),
+        };
+        let agreed = step::agreed(&*tx, perspective, &classes, flow, &running, t, &ctx)?;
         tx.commit()?;
         Ok(json!({ "transitioned": false, "proposals": agreed.len(), "needed": needed }))
     }

@@ -13,9 +13,10 @@ use std::sync::Arc;
 use shacl_mcp_compiler::model::{Class, Flow, Transition};
 
 use super::guards::{self, Context};
+use super::instance::{self, Running};
 use crate::engine::actions::Runner;
 use crate::engine::error::{Problem, ToolError};
-use crate::store::WriteTx;
+use crate::store::{ReadTx, WriteTx};
 
 /// What the trial of a step found.
 pub(super) struct Trial {
@@ -75,6 +76,33 @@ pub(super) fn trial(
         links_added,
         links_removed,
     })
+}
+
+/// The distinct agents whose proposals of `t` count: those made since the instance entered its
+/// state, by members of the rule's role when it has one, and the caller's (whose call is one).
+pub(super) fn agreed(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    classes: &[Arc<Class>],
+    flow: &Flow,
+    running: &Running,
+    t: &Transition,
+    ctx: &Context<'_>,
+) -> Result<Vec<String>, ToolError> {
+    let mut agreed = instance::proposers(tx, perspective, flow, running, t)?;
+    let role = flow
+        .state(&t.to_state)
+        .and_then(|s| flow.rule_for(s))
+        .and_then(|r| r.from_role.as_ref());
+    if let Some(role) = role {
+        // Membership is read now: an agent who left the role no longer counts.
+        let members = guards::members(tx, perspective, classes, role, ctx)?;
+        agreed.retain(|a| members.contains(a));
+    }
+    if !agreed.iter().any(|a| a == ctx.did) {
+        agreed.push(ctx.did.to_string());
+    }
+    Ok(agreed)
 }
 
 /// The transition `action` out of `state`: by its name, then by its snake_case form.
