@@ -87,7 +87,12 @@ impl Engine {
             return Ok(all);
         }
         let classes = plain(&self.classes(tx, perspective)?);
+        let fixed: Vec<String> = self.fixed.flows().iter().map(|f| f.iri()).collect();
         for link in links {
+            // A fixed flow's definition is written when it first starts; the DNA has it already.
+            if fixed.contains(&link.source) {
+                continue;
+            }
             let Decoded::String(text) = decode(&link.target) else {
                 continue;
             };
