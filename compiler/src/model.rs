@@ -1,6 +1,12 @@
 //! The model (IR): a DNA with every rule of `docs/data-model.md` already applied. Codegen, the
 //! surface and the runtime engine read only this; none of them re-derives a precedence rule.
 
+mod flows;
+
+pub use flows::{
+    Anchor, Flow, FlowState, LinkedTo, Query, Role, Rule, Transition, actions_json as flow_actions_json,
+    vocab as flow_vocab,
+};
 use serde_json::{Map, Number, Value};
 
 /// The `rdf:type` predicate AD4M writes (`rdf://type`), used for the marker `check` adds.
@@ -16,8 +22,8 @@ pub struct Dna {
     pub name: String,
     pub description: Option<String>,
     pub classes: Vec<Class>,
-    /// AD4M flows, carried as data; no tool reads them in this release.
-    pub flows: Vec<Value>,
+    /// The flows: state machines over instances, in declaration order.
+    pub flows: Vec<Flow>,
 }
 
 impl Dna {

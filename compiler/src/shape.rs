@@ -3,6 +3,9 @@
 //! [`crate::check`] turns a [`ShapeDocument`] into the [`crate::model::Dna`] and reports
 //! every problem at once.
 
+mod flows;
+
+pub use flows::{FlowShape, QueryShape, RoleShape, RuleShape, StateShape, TransitionShape};
 use serde_json::{Map, Number, Value};
 
 /// Which front end read the document. Turtle cannot say some things (writability,
@@ -54,8 +57,8 @@ pub struct ShapeDocument {
     pub name: Option<String>,
     pub description: Option<String>,
     pub classes: Vec<ClassShape>,
-    /// AD4M flows, carried as data; not checked key by key.
-    pub flows: Vec<Value>,
+    /// The flows (state machines over instances) beside the classes.
+    pub flows: Vec<FlowShape>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -121,8 +121,64 @@ fn class() -> impl Strategy<Value = Value> {
         })
 }
 
+const STATES: &[&str] = &["a", "b", "B", "in progress", "9", "", "self"];
+
+/// A flow with random states, transitions, guards and rules over class `A`.
+fn flow() -> impl Strategy<Value = Value> {
+    let state = (
+        prop::sample::select(STATES),
+        prop::option::of(scalar()),
+        prop::option::of(value()),
+        prop::option::of(value()),
+    )
+        .prop_map(|(name, v, filter, rule)| {
+            let mut o = json!({ "name": name });
+            if let Some(v) = v {
+                o["value"] = v;
+            }
+            if let Some(f) = filter {
+                o["requires"] = json!([{ "class_name": "A", "where": { "name": f, "id": "$flow.subject" }, "count": { "min": 0 } }]);
+            }
+            if let Some(r) = rule {
+                o["consensus"] = json!({ "n": r, "from_role": { "class_name": "A", "did_property": "name" } });
+            }
+            o
+        });
+    let transition = (
+        prop::sample::select(STRINGS),
+        prop::sample::select(STATES),
+        prop::sample::select(STATES),
+        prop::collection::vec(action(), 0..2),
+    )
+        .prop_map(|(name, from, to, actions)| {
+            json!({ "action_name": name, "from_state": from, "to_state": to, "actions": actions })
+        });
+    (
+        prop::sample::select(&["Feeding", "", "a b", "Flow"][..]),
+        prop::collection::vec(state, 0..4),
+        prop::collection::vec(transition, 0..4),
+        prop::option::of(value()),
+    )
+        .prop_map(|(name, states, transitions, input_types)| {
+            let mut o = json!({ "name": name, "namespace": "app://", "states": states, "transitions": transitions });
+            if let Some(types) = input_types {
+                o["input_types"] = types;
+            }
+            o
+        })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_flows_never_panic(flows in prop::collection::vec(flow(), 0..3)) {
+        let a = json!({ "target_class": "app://A", "properties": [
+            { "path": "app://name", "name": "name", "datatype": "xsd:string", "max_count": 1, "writable": true } ] });
+        let text = json!({ "name": "random", "classes": [a], "flows": flows }).to_string();
+        let (dna, diags) = load_str(&text, "random.json", Format::Json);
+        prop_assert_eq!(dna.is_some(), !diags.has_errors());
+    }
 
     #[test]
     fn random_shaped_dnas_never_panic(classes in prop::collection::vec(class(), 0..4)) {
@@ -139,7 +195,12 @@ proptest! {
 
     #[test]
     fn mutated_samples_never_panic(cut in 0usize..10_000, insert in prop::sample::select(&["{", "}", "[", "]", ",", "\"", ":", ";", ".", " a ", "<", "@prefix"][..])) {
-        for (file, format) in [("chat.json", Format::Json), ("zoo.json", Format::Json), ("chat.ttl", Format::Turtle)] {
+        for (file, format) in [
+            ("chat.json", Format::Json),
+            ("zoo.json", Format::Json),
+            ("tasks-flow.json", Format::Json),
+            ("chat.ttl", Format::Turtle),
+        ] {
             let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file);
             let mut text = std::fs::read_to_string(path).unwrap();
             let at = cut % (text.len() + 1);

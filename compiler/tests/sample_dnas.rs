@@ -17,7 +17,7 @@ fn load_ok(file: &str) -> Dna {
 
 #[test]
 fn every_sample_dna_checks() {
-    for file in ["chat.json", "chat.ttl", "tasks.json", "zoo.json"] {
+    for file in ["chat.json", "chat.ttl", "tasks.json", "tasks-flow.json", "zoo.json"] {
         load_ok(file);
     }
 }

@@ -111,7 +111,7 @@ fn tools_come_in_the_fixed_order() {
     let statics = names.iter().position(|n| *n == "task_create").expect("task_create");
     assert_eq!(
         names[statics - 1],
-        "validate_perspective",
+        "flow_run_action",
         "per-class tools follow every static tool"
     );
     assert_eq!(

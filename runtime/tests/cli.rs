@@ -138,6 +138,11 @@ fn describe_in_three_formats() {
         .collect();
     assert!(!props.contains(&"kind"), "markers are hidden: {props:?}");
     assert!(dog["tools"].as_array().unwrap().contains(&Value::from("dog_add_toys")));
+    assert_eq!(json["flows"][0]["name"], "Feeding");
+    assert!(
+        text.contains("Flow Feeding  (any)\n  states: hungry = 0, fed = 1\n  hungry --feed--> fed\n"),
+        "{text}"
+    );
 
     let mermaid = stdout(&run(&["describe", "--format", "mermaid", &zoo]));
     assert!(mermaid.starts_with("classDiagram\n"));

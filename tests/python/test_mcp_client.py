@@ -13,7 +13,7 @@ import anyio
 import pytest
 from mcp import Client, MCPError
 
-from conftest import BIN, Lifecycle, Server
+from conftest import BIN, DNA_DIR, Lifecycle, Server
 
 pytestmark = pytest.mark.anyio
 
@@ -22,12 +22,14 @@ STATIC_TOOLS = [
     "describe_perspective", "instance_create", "instance_query", "instance_get", "instance_update",
     "instance_add_to_collection", "instance_remove_from_collection", "instance_remove", "add_child",
     "get_children", "execute_commands", "get_my_did", "auth_status", "get_documentation", "forget",
-    "validate_perspective",
+    "validate_perspective", "get_flows", "add_flow", "flow_start", "flow_state", "flow_actions",
+    "flow_run_action",
 ]  # fmt: skip
 
 READ_ONLY_STATIC = {
     "list_perspectives", "query_links", "sparql_query", "describe_perspective", "instance_query", "instance_get",
-    "get_children", "get_my_did", "auth_status", "get_documentation", "validate_perspective",
+    "get_children", "get_my_did", "auth_status", "get_documentation", "validate_perspective", "get_flows",
+    "flow_state", "flow_actions",
 }  # fmt: skip
 
 # chat.json: Channel (name*, description, isPinned; members, messages), Message (body*; reactions).
@@ -424,6 +426,46 @@ async def test_per_class_tools_create_query_update_remove(serve, transport: str,
         }
         left = await ok(client, "channel_list", {"perspective_id": p})
         assert [i["id"] for i in left["instances"]] == ["app://c/2"]
+
+
+# ---------------------------------------------------------------------------------------------
+# flows
+
+
+async def test_flows_drive_a_task(serve, transport: str, lifecycle: Lifecycle) -> None:
+    server = serve(transport, "--dna", str(DNA_DIR / "tasks-flow.json"))
+    async with server.connect(lifecycle) as client:
+        did = (await ok(client, "get_my_did", {}))["did"]
+        p = (await ok(client, "add_perspective", {"name": "Team"}))["uuid"]
+        created = await ok(
+            client, "instance_create", {"perspective_id": p, "class_name": "Task", "properties": {"title": "t"}}
+        )
+        task = created["base_uri"]
+        subject = {"perspective_id": p, "flow_name": "TaskLifecycle", "subject": task}
+        flows = (await ok(client, "get_flows", {"perspective_id": p, "subject": task}))["flows"]
+        assert [f["name"] for f in flows] == ["TaskLifecycle", "Approval"]
+
+        started = await ok(client, "flow_start", subject)
+        assert started["started"] is True and started["state"] == "open"
+        assert MINTED.match(started["instance"])
+        actions = await ok(client, "flow_actions", subject)
+        assert actions["state"] == "open" and actions["available"] == []
+        assert [b["action_name"] for b in actions["blocked"]] == ["start", "scrap"]
+
+        # A step that breaks the shape: every reason at once, nothing written.
+        refused = await tool_error(client, "flow_run_action", {**subject, "action_name": "scrap"})
+        assert refused["flow_name"] == "TaskLifecycle" and refused["action_name"] == "scrap"
+        assert [e["property"] for e in refused["validation_errors"]] == ["done.requires[0]", "status", "priority"]
+        assert (await ok(client, "flow_state", subject))["state"] == "open"
+
+        update = {"perspective_id": p, "class_name": "Task", "base_uri": task, "properties": {"assignee": did}}
+        await ok(client, "instance_update", update)
+        moved = await ok(client, "flow_run_action", {**subject, "action_name": "start"})
+        step = {"transitioned": True, "from": "open", "to": "in_progress", "links_added": 1, "links_removed": 1}
+        assert moved == step
+        state = await ok(client, "flow_state", subject)
+        assert state["state"] == "in_progress" and state["value"] == 1
+        assert [(h["action_name"], h["author"]) for h in state["history"]] == [("start", did)]
 
 
 # ---------------------------------------------------------------------------------------------

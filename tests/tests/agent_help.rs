@@ -174,7 +174,15 @@ async fn the_manual_is_a_tool_call_away() {
             .collect();
         assert_eq!(
             names,
-            ["design", "dna-format", "data-model", "tools", "errors", "sparql"]
+            [
+                "design",
+                "dna-format",
+                "data-model",
+                "tools",
+                "errors",
+                "flows",
+                "sparql"
+            ]
         );
         let page = ok(&client, "get_documentation", json!({ "topic": "tools" })).await;
         assert_eq!(page["title"], "Tools");

@@ -4,16 +4,19 @@
 //! 1. class headers: names, IRIs, duplicates (this module);
 //! 2. each class's own properties and actions ([`property`], [`actions`]);
 //! 3. inheritance, constructors and markers ([`inheritance`]);
-//! 4. tool names: collisions and MCP's limits ([`collisions`]).
+//! 4. tool names: collisions and MCP's limits ([`collisions`]);
+//! 5. flows: their states, transitions, classes and properties ([`flows`]).
 
 mod actions;
 mod collisions;
+mod flows;
 mod inheritance;
 mod property;
 mod vocabulary;
 
 use std::collections::HashMap;
 
+pub use flows::check_flow;
 pub use vocabulary::{KNOWN_DATATYPES, datatype, node_kind};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -33,11 +36,12 @@ pub fn check(document: &ShapeDocument, fallback_name: &str) -> (Option<Dna>, Dia
         .collect();
     let classes = inheritance::resolve(&drafts, &index, &mut diags);
     collisions::check(&classes, &drafts, &mut diags);
+    let flows = flows::check(&document.flows, &classes, &mut diags);
     let dna = Dna {
         name: document.name.clone().unwrap_or_else(|| fallback_name.to_string()),
         description: document.description.clone(),
         classes,
-        flows: document.flows.clone(),
+        flows,
     };
     let dna = if diags.has_errors() { None } else { Some(dna) };
     (dna, diags)

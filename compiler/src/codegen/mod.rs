@@ -116,6 +116,7 @@ pub fn tokens(dna: &Dna, sources: &[Source], options: &Options) -> proc_macro2::
     let modules: Vec<syn::Ident> = dna.classes.iter().map(|c| idents::field(&c.name)).collect();
     let structs: Vec<syn::Ident> = dna.classes.iter().map(|c| idents::type_name(&c.name)).collect();
     let class_modules = dna.classes.iter().map(|c| class::module(c, &rt));
+    let flows = flows::module(dna, &rt);
     quote! {
         #[doc = #doc]
         #[derive(::std::clone::Clone, ::std::marker::Copy, ::std::fmt::Debug, ::std::default::Default)]
@@ -130,11 +131,14 @@ pub fn tokens(dna: &Dna, sources: &[Source], options: &Options) -> proc_macro2::
         #(pub use self::#modules::#structs;)*
 
         #(#class_modules)*
+
+        #flows
     }
 }
 
 mod checks;
 mod class;
+mod flows;
 mod idents;
 
 /// Reads, checks and generates one DNA from one or more files (read as one DNA). On error the
@@ -170,7 +174,10 @@ pub fn load_sources(sources: &[Source]) -> Result<(Dna, Diagnostics), Diagnostic
         all.extend(crate::parse::locate(diags, &source.text, source.format).in_file(&source.file));
         if let Some(parsed) = parsed {
             match &mut document {
-                Some(doc) => doc.classes.extend(parsed.classes),
+                Some(doc) => {
+                    doc.classes.extend(parsed.classes);
+                    doc.flows.extend(parsed.flows);
+                }
                 None => document = Some(parsed),
             }
         }

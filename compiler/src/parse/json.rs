@@ -3,6 +3,9 @@
 //! The reader is strict: an unknown key, a missing required key or a value of the wrong JSON
 //! type is a diagnostic with its JSON pointer, and reading goes on so every problem is found.
 
+mod flows;
+
+pub use flows::parse_flow;
 use serde_json::{Map, Number, Value};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
@@ -147,11 +150,7 @@ impl Reader {
         };
         let flows = match o.get("flows") {
             None => Vec::new(),
-            Some(Value::Array(flows)) => flows.clone(),
-            Some(other) => {
-                self.wrong_type(&at.child("flows"), "flows", "an array of flows", other);
-                Vec::new()
-            }
+            Some(flows) => self.flows(flows, &at.child("flows")),
         };
         ShapeDocument {
             name: self.string(o, "name", at),

@@ -32,4 +32,4 @@ pub use graph::{Graph, GraphBuilder, MemoryGraph, SyntaxError};
 pub use path::Path;
 pub use shapes::{Component, Constraint, NodeKind, Shape, ShapeRef, Shapes, Target};
 pub use term::{Literal, Term};
-pub use validator::{Report, ValidationResult, validate};
+pub use validator::{Report, ValidationResult, validate, validate_nodes};

@@ -46,6 +46,16 @@ impl Report {
 
 /// Validates `data` against `shapes`.
 pub fn validate(data: &dyn Graph, shapes: &Shapes) -> Report {
+    validate_where(data, shapes, &|_| true)
+}
+
+/// Validates only the focus nodes in `only`: what a write that touched those nodes can have
+/// changed, without validating the rest of the graph (`data` must hold their links).
+pub fn validate_nodes(data: &dyn Graph, shapes: &Shapes, only: &HashSet<Term>) -> Report {
+    validate_where(data, shapes, &|node| only.contains(node))
+}
+
+fn validate_where(data: &dyn Graph, shapes: &Shapes, wanted: &dyn Fn(&Term) -> bool) -> Report {
     let mut v = Validator {
         data,
         shapes,
@@ -59,7 +69,7 @@ pub fn validate(data: &dyn Graph, shapes: &Shapes) -> Report {
         if shapes.shapes[root].deactivated {
             continue;
         }
-        for focus in v.focus_nodes(root) {
+        for focus in v.focus_nodes(root).into_iter().filter(|n| wanted(n)) {
             v.validate_shape(root, &focus, &mut sink);
         }
     }

@@ -6,6 +6,7 @@
 
 mod agent;
 mod documentation;
+mod flows;
 pub(crate) mod fragments;
 mod instances;
 mod nodes;
@@ -55,5 +56,14 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
     }
     tools.push(agent::forget());
     tools.push(validation::validate_perspective());
+    // Wave 2 (tool-surface.md): flows, in the order the spec lists them.
+    tools.extend([
+        flows::get_flows(),
+        flows::add_flow(),
+        flows::flow_start(),
+        flows::flow_state(),
+        flows::flow_actions(),
+        flows::flow_run_action(),
+    ]);
     tools
 }

@@ -1,12 +1,13 @@
-//! `shacl-mcp describe`: a DNA's classes and the tools they produce, as a table for people,
-//! JSON for programs, or a Mermaid class diagram.
+//! `shacl-mcp describe`: a DNA's classes and the tools they produce (and its flows), as a
+//! table for people, JSON for programs, or a Mermaid class diagram.
 
 use serde_json::{Value, json};
 use shacl_mcp_compiler::describe::class_json;
-use shacl_mcp_compiler::model::{Class, Dna, Property, RelationKind};
+use shacl_mcp_compiler::model::{Class, Dna, Flow, Property, RelationKind};
 use shacl_mcp_compiler::surface::{plan, summary};
 
-/// `{ name, description, classes: [ { ...describe_perspective's class, tools: [..] } ] }`.
+/// `{ name, description, classes: [ { ...describe_perspective's class, tools: [..] } ], flows? }`
+/// (`flows` as the DNA writes them, when it has any).
 pub fn json(dna: &Dna) -> Value {
     let classes: Vec<Value> = dna
         .classes
@@ -17,7 +18,11 @@ pub fn json(dna: &Dna) -> Value {
             c
         })
         .collect();
-    json!({ "name": dna.name, "description": dna.description, "classes": classes })
+    let mut described = json!({ "name": dna.name, "description": dna.description, "classes": classes });
+    if !dna.flows.is_empty() {
+        described["flows"] = dna.flows.iter().map(Flow::to_json).collect();
+    }
+    described
 }
 
 pub fn table(dna: &Dna) -> String {
@@ -30,6 +35,30 @@ pub fn table(dna: &Dna) -> String {
     for class in &dna.classes {
         out.push('\n');
         out.push_str(&class_table(class));
+    }
+    for flow in &dna.flows {
+        out.push('\n');
+        out.push_str(&flow_table(flow));
+    }
+    out
+}
+
+/// `Flow Feeding (any)`, its states by value, then one line per transition.
+fn flow_table(flow: &Flow) -> String {
+    let takes = if flow.accepts_any() {
+        "any".to_string()
+    } else {
+        flow.input_types.join(", ")
+    };
+    let mut out = format!("Flow {}  ({takes})\n", flow.name);
+    let states: Vec<String> = flow
+        .states
+        .iter()
+        .map(|s| format!("{} = {}", s.name, s.value))
+        .collect();
+    out.push_str(&format!("  states: {}\n", states.join(", ")));
+    for t in &flow.transitions {
+        out.push_str(&format!("  {} --{}--> {}\n", t.from_state, t.action_name, t.to_state));
     }
     out
 }

@@ -33,7 +33,7 @@ impl Problem {
     }
 
     /// `<property>: <problem> (expected <type>, <cardinality>), received <received>`
-    fn headline(&self) -> String {
+    pub fn headline(&self) -> String {
         let mut text = format!("{}: {}", self.property, self.problem);
         match (&self.expected_type, &self.cardinality) {
             (Some(t), Some(c)) => text.push_str(&format!(" (expected {t}, {c})")),
@@ -69,6 +69,11 @@ impl Problem {
 pub enum Subject {
     Class(String),
     Tool(String),
+    /// A step of a flow (flow_run_action): its guards, the shapes its actions broke, its rule.
+    Flow {
+        flow: String,
+        action: String,
+    },
 }
 
 /// The validation envelope: every problem at once.
@@ -97,11 +102,22 @@ impl Envelope {
                 format!("Invalid arguments for tool '{t}' ({count}): {}", details.join("; ")),
                 "Call tools/list for the tool's input schema.",
             ),
+            Subject::Flow { flow, action } => (
+                format!(
+                    "Action '{action}' of flow '{flow}' refused ({count}): {}",
+                    details.join("; ")
+                ),
+                "Nothing was written. Call flow_actions for what may be done now and why a step is blocked.",
+            ),
         };
         o.insert("error".into(), headline.into());
         match &self.subject {
             Subject::Class(c) => o.insert("class_name".into(), c.clone().into()),
             Subject::Tool(t) => o.insert("tool".into(), t.clone().into()),
+            Subject::Flow { flow, action } => {
+                o.insert("flow_name".into(), flow.clone().into());
+                o.insert("action_name".into(), action.clone().into())
+            }
         };
         o.insert(
             "validation_errors".into(),

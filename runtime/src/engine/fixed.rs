@@ -4,9 +4,9 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use shacl_mcp_compiler::model::{Class, Dna};
+use shacl_mcp_compiler::model::{Class, Dna, Flow};
 use shacl_mcp_compiler::parse::{self, Format};
-use shacl_mcp_compiler::shape::{ClassShape, ShapeDocument, SourceFormat};
+use shacl_mcp_compiler::shape::{ClassShape, FlowShape, ShapeDocument, SourceFormat};
 use shacl_mcp_compiler::{Diagnostics, check};
 
 use crate::compiled::{CompiledClass, CompiledDna};
@@ -20,6 +20,8 @@ pub struct FixedDna {
     /// Generated validators of compiled classes, by class name.
     compiled: Vec<&'static CompiledClass>,
     shapes: Vec<ClassShape>,
+    /// The DNA's flows, present in every perspective like its classes.
+    flows: Vec<Arc<Flow>>,
     name: String,
 }
 
@@ -30,6 +32,7 @@ impl FixedDna {
             classes: Vec::new(),
             compiled: Vec::new(),
             shapes: Vec::new(),
+            flows: Vec::new(),
             name: "empty".to_string(),
         }
     }
@@ -59,6 +62,7 @@ impl FixedDna {
     pub fn from_sources(sources: &[(String, String, Format)]) -> Result<(Self, Diagnostics), Diagnostics> {
         let mut all = Diagnostics::default();
         let mut shapes = Vec::new();
+        let mut flows: Vec<FlowShape> = Vec::new();
         let mut owners: Vec<String> = Vec::new();
         let mut name = None;
         for (text, file, format) in sources {
@@ -68,6 +72,7 @@ impl FixedDna {
                 name = name.or(document.name.clone());
                 owners.extend(document.classes.iter().map(|_| file.clone()));
                 shapes.extend(document.classes);
+                flows.extend(document.flows);
             }
         }
         let fallback = sources
@@ -79,7 +84,7 @@ impl FixedDna {
             name,
             description: None,
             classes: shapes.clone(),
-            flows: Vec::new(),
+            flows,
         };
         let (dna, diags) = check::check(&document, &fallback);
         // Checks of the merged document: name the file each class came from.
@@ -106,6 +111,7 @@ impl FixedDna {
             classes: dna.classes.into_iter().map(Arc::new).collect(),
             compiled: Vec::new(),
             shapes,
+            flows: dna.flows.into_iter().map(Arc::new).collect(),
             name: dna.name,
         }
     }
@@ -139,6 +145,14 @@ impl FixedDna {
 
     pub fn classes(&self) -> &[Arc<Class>] {
         &self.classes
+    }
+
+    pub fn flows(&self) -> &[Arc<Flow>] {
+        &self.flows
+    }
+
+    pub fn has_flow(&self, name: &str) -> bool {
+        self.flows.iter().any(|f| f.name == name)
     }
 
     pub fn shapes(&self) -> &[ClassShape] {

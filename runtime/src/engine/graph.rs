@@ -20,7 +20,7 @@ use shacl_mcp_compiler::shacl::{Graph, GraphBuilder, MemoryGraph, Term};
 
 use super::validate::type_ok;
 use super::values::{self, Decoded};
-use crate::store::{LinkPattern, ReadTx, StoreError};
+use crate::store::{Link, LinkPattern, ReadTx, StoreError};
 
 /// The links of one perspective as triples. Terms are shown as the links hold them (an IRI,
 /// or an encoded literal such as `literal:string:open`).
@@ -34,10 +34,44 @@ impl PerspectiveGraph {
     /// Reads every link of `perspective` in one snapshot; `classes` type the values.
     pub fn load(tx: &dyn ReadTx, perspective: &str, classes: &[Arc<Class>]) -> Result<Self, StoreError> {
         let links = tx.links(perspective, LinkPattern::default(), None, 0)?;
+        Ok(Self::from_links(&links, classes))
+    }
+
+    /// The links that validating `nodes` reads: those out of each node, and those out of every
+    /// node they point at (a reference's target must carry its class's marker). The shapes of
+    /// a DNA follow no longer paths.
+    pub fn load_around(
+        tx: &dyn ReadTx,
+        perspective: &str,
+        classes: &[Arc<Class>],
+        nodes: &[String],
+    ) -> Result<Self, StoreError> {
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut links = Vec::new();
+        for node in nodes {
+            if seen.insert(node) {
+                links.extend(out_of(tx, perspective, node)?);
+            }
+        }
+        let targets: Vec<String> = links
+            .iter()
+            .filter(|l| is_iri(&l.target) && !seen.contains(l.target.as_str()))
+            .map(|l| l.target.clone())
+            .collect();
+        let mut hop: HashSet<String> = HashSet::new();
+        for target in targets {
+            if hop.insert(target.clone()) {
+                links.extend(out_of(tx, perspective, &target)?);
+            }
+        }
+        Ok(Self::from_links(&links, classes))
+    }
+
+    fn from_links(links: &[Link], classes: &[Arc<Class>]) -> Self {
         let typer = LinkTyper::new(classes);
         // The marker links each node has, to tell which classes it is an instance of.
         let mut marked: HashMap<&str, HashSet<(&str, &str)>> = HashMap::new();
-        for l in &links {
+        for l in links {
             if typer.is_marker(&l.predicate, &l.target) {
                 marked
                     .entry(l.source.as_str())
@@ -47,17 +81,17 @@ impl PerspectiveGraph {
         }
         let mut builder = GraphBuilder::new();
         let mut written = HashMap::new();
-        for l in &links {
+        for l in links {
             let object = typer.object(&l.predicate, &l.target, marked.get(l.source.as_str()));
             if object.is_literal() {
                 written.entry(object.clone()).or_insert_with(|| l.target.clone());
             }
             builder.add(Term::iri(&l.source), Term::iri(&l.predicate), object);
         }
-        Ok(PerspectiveGraph {
+        PerspectiveGraph {
             graph: builder.build(),
             written,
-        })
+        }
     }
 }
 
@@ -118,6 +152,14 @@ impl<'c> LinkTyper<'c> {
             .find_map(|(_, p)| typed(p, target))
             .unwrap_or_else(|| generic_term(target))
     }
+}
+
+fn out_of(tx: &dyn ReadTx, perspective: &str, node: &str) -> Result<Vec<Link>, StoreError> {
+    let pattern = LinkPattern {
+        source: Some(node),
+        ..LinkPattern::default()
+    };
+    tx.links(perspective, pattern, None, 0)
 }
 
 /// The target as `property` reads it, when it is a value of the property's type. Stricter

@@ -8,6 +8,7 @@
 mod actions;
 pub mod error;
 mod fixed;
+mod flows;
 mod forget;
 mod graph;
 mod instances;

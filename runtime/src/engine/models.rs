@@ -1,9 +1,11 @@
 //! add_model and describe_perspective: classes added at run time, and the schema an agent
 //! reads before it writes.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 use shacl_mcp_compiler::describe::{USAGE, class_json};
-use shacl_mcp_compiler::model::local_name;
+use shacl_mcp_compiler::model::{Class, Flow, local_name};
 use shacl_mcp_compiler::parse::json::parse_json;
 
 use super::Engine;
@@ -112,7 +114,12 @@ impl Engine {
     pub fn describe_perspective(&self, perspective: &str) -> Result<Value, ToolError> {
         let tx = self.store.read()?;
         let p = self.require_perspective(&*tx, perspective)?;
-        let classes: Vec<Value> = self.classes(&*tx, perspective)?.iter().map(|c| class_json(c)).collect();
+        let flows = self.flows(&*tx, perspective)?;
+        let classes: Vec<Value> = self
+            .classes(&*tx, perspective)?
+            .iter()
+            .map(|c| with_flows(class_json(c), c, &flows))
+            .collect();
         Ok(json!({
             "perspective_id": p.uuid,
             "name": p.name,
@@ -129,6 +136,34 @@ impl Engine {
             .unwrap_or_else(|e| e.into_inner())
             .remove(perspective);
     }
+}
+
+/// A class's description with the flows its instances may enter (`flows`, when there are any):
+/// names, states and transitions, so an agent learns them in the call it makes first.
+fn with_flows(mut described: Value, class: &Class, flows: &[Arc<Flow>]) -> Value {
+    let enters = |f: &&Arc<Flow>| {
+        f.accepts_any()
+            || f.input_types
+                .iter()
+                .any(|t| *t == class.name || class.parents.contains(t))
+    };
+    let listed: Vec<Value> = flows
+        .iter()
+        .filter(enters)
+        .map(|f| {
+            let states: Vec<&str> = f.states.iter().map(|s| s.name.as_str()).collect();
+            let transitions: Vec<Value> = f
+                .transitions
+                .iter()
+                .map(|t| json!({ "action_name": t.action_name, "from_state": t.from_state, "to_state": t.to_state }))
+                .collect();
+            json!({ "name": f.name, "states": states, "transitions": transitions })
+        })
+        .collect();
+    if let (Some(o), false) = (described.as_object_mut(), listed.is_empty()) {
+        o.insert("flows".into(), listed.into());
+    }
+    described
 }
 
 fn describe(d: &shacl_mcp_compiler::Diagnostic) -> String {

@@ -144,6 +144,49 @@ impl Engine {
     }
 }
 
+/// The instances of `class` that `filter` matches, oldest first: instance_query's semantics
+/// without paging, for the flows' guards (which count what a query would list).
+pub(crate) fn matching_instances(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    class: &Class,
+    filter_map: &Map<String, Value>,
+) -> Result<Vec<String>, ToolError> {
+    let filter = parse(class, filter_map)?;
+    let mut query = SourceQuery {
+        all_of: class
+            .marker
+            .iter()
+            .map(|m| (m.predicate.clone(), m.target.clone()))
+            .collect(),
+        any_of: Vec::new(),
+        child_of: None,
+    };
+    push_down(&filter, &mut query.any_of);
+    // A guard on one instance (`"id": "$flow.subject"`) reads that instance, not the class.
+    let ids: Option<Vec<&str>> = match filter_map.get("id") {
+        Some(Value::String(id)) => Some(vec![id.as_str()]),
+        Some(Value::Array(ids)) => ids.iter().map(Value::as_str).collect(),
+        _ => None,
+    };
+    let mut found = Vec::new();
+    let candidates = tx.sources(perspective, &query, Order::OldestFirst)?;
+    let candidates = candidates
+        .into_iter()
+        .filter(|node| ids.as_ref().is_none_or(|ids| ids.contains(&node.as_str())));
+    for node in candidates {
+        let values = if referenced(&filter).is_empty() {
+            HashMap::new()
+        } else {
+            values_of(class, &links_of(tx, perspective, &node)?)
+        };
+        if matches(&filter, &node, &|name| values.get(name)) {
+            found.push(node);
+        }
+    }
+    Ok(found)
+}
+
 /// The answers of one page, and how many there are in all.
 struct Page<'c> {
     offset: u64,

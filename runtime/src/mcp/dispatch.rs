@@ -161,6 +161,12 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
         "validate_perspective" => engine.validate_perspective(p, a.str("class_name")),
         "get_my_did" => Ok(engine.get_my_did()),
         "forget" => ForgetTarget::from_arguments(args).and_then(|target| engine.forget(p, target)),
+        "get_flows" => engine.get_flows(p, a.str("subject")),
+        "add_flow" => engine.add_flow(p, args.get("flow").unwrap_or(&Value::Null)),
+        "flow_start" => engine.flow_start(p, a.req("flow_name"), a.req("subject")),
+        "flow_state" => engine.flow_state(p, a.req("flow_name"), a.req("subject")),
+        "flow_actions" => engine.flow_actions(p, a.req("flow_name"), a.req("subject")),
+        "flow_run_action" => engine.flow_run_action(p, a.req("flow_name"), a.req("subject"), a.req("action_name")),
         other => Err(ToolError::refused(
             format!("'{other}' is not available in this release"),
             "See docs/tools.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",

@@ -17,6 +17,7 @@ const PAGES: &[(&str, &str)] = &[
     ("data-model", include_str!("../../docs/data-model.md")),
     ("tools", include_str!("../../docs/tools.md")),
     ("errors", include_str!("../../docs/errors.md")),
+    ("flows", include_str!("../../docs/flows.md")),
     ("sparql", include_str!("../../docs/sparql.md")),
 ];
 

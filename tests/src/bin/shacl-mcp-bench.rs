@@ -598,6 +598,87 @@ async fn section_calls(o: &Options) {
     server.stop().await;
 }
 
+/// sparql_query over a perspective of `--sizes`' largest number of Tasks, each in one of
+/// n/10 TodoLists: two-hop joins (list → item → title, from a bound list; and task → the list
+/// holding it → that list's name), against the ping of the same server.
+async fn section_sparql(o: &Options) {
+    let n = *o.sizes.iter().max().expect("a size");
+    println!("\n## sparql over {n} Tasks (load before: {})", load());
+    let tasks = shared("tasks.json");
+    let server = Server::stdio(
+        &o.shacl(),
+        &["serve", "--stdio", "--db", &o.db("sparql.db"), "--dna", &tasks],
+        o.log("sparql"),
+    )
+    .await;
+    let p = server.call("add_perspective", json!({ "name": "sparql" })).await["uuid"]
+        .as_str()
+        .expect("uuid")
+        .to_string();
+    let template = template(&server, &p, json!({ "title": "template", "status": "open" })).await;
+    let ids = seed(&server, &p, &template, n, o.batch, 0x5a_a2_c1).await;
+    let lists: Vec<String> = (0..n.div_ceil(10)).map(|k| seeded_id(0x11_57, k)).collect();
+    let per_call = o.batch.max(1) / 10 + 1;
+    for (c, chunk) in lists.chunks(per_call).enumerate() {
+        let mut commands = Vec::new();
+        for (j, list) in chunk.iter().enumerate() {
+            let k = c * per_call + j;
+            commands.push(
+                json!({ "action": "addLink", "source": list, "predicate": "rdf://type", "target": "todo://TodoList" }),
+            );
+            commands.push(json!({ "action": "addLink", "source": list, "predicate": "todo://list_name", "target": format!("literal:string:L{k}") }));
+            for task in ids.iter().skip(k * 10).take(10) {
+                commands
+                    .push(json!({ "action": "addLink", "source": list, "predicate": "todo://item", "target": task }));
+            }
+        }
+        server
+            .call(
+                "execute_commands",
+                json!({ "perspective_id": p, "expression_address": chunk[0], "commands": commands }),
+            )
+            .await;
+    }
+    let calls = o.query_calls.max(20) * 10;
+    let list_titles = |i: usize| {
+        let list = &lists[(i * 7919) % lists.len()];
+        let query = format!("SELECT ?title WHERE {{ <{list}> <todo://item> ?t . ?t <todo://title> ?title }}");
+        Some((
+            "sparql_query".to_string(),
+            json!({ "perspective_id": p, "query": query }),
+        ))
+    };
+    let task_list = |i: usize| {
+        let task = &ids[(i * 7919) % ids.len()];
+        let query = format!("SELECT ?name WHERE {{ ?l <todo://item> <{task}> ; <todo://list_name> ?name }}");
+        Some((
+            "sparql_query".to_string(),
+            json!({ "perspective_id": p, "query": query }),
+        ))
+    };
+    // Every query answers what the seeding wrote: 10 titles, 1 list name.
+    let first = server.call("sparql_query", list_titles(0).expect("call").1).await;
+    assert_eq!(
+        first["results"]["bindings"].as_array().map(Vec::len),
+        Some(10),
+        "{first}"
+    );
+    let figures = vec![
+        measure("ping", &server, calls, |_| None).await,
+        measure("sparql: list -> items -> titles (10 rows)", &server, calls, list_titles).await,
+        measure("sparql: task <- list -> name (1 row)", &server, calls, task_list).await,
+    ];
+    report(
+        &format!(
+            "stdio, {n} Tasks in {} lists, release build (load after: {})",
+            lists.len(),
+            load()
+        ),
+        &figures,
+    );
+    server.stop().await;
+}
+
 async fn section_idle(o: &Options) {
     let chat = shared("chat.json");
     println!(
@@ -789,7 +870,8 @@ async fn main() {
             "calls" => section_calls(&o).await,
             "idle" => section_idle(&o).await,
             "links" => section_links(&o).await,
-            other => panic!("unknown section {other}: calls, idle or links"),
+            "sparql" => section_sparql(&o).await,
+            other => panic!("unknown section {other}: calls, idle, links or sparql"),
         }
     }
     println!("\nload average at the end: {}", load());

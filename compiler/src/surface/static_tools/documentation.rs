@@ -7,7 +7,15 @@ use crate::surface::{ToolAnnotations, ToolSpec};
 
 /// The topics, in the order they are listed: each one page of `docs/` (the runtime embeds the
 /// pages and checks in a test that it has one for every topic).
-pub const DOCUMENTATION_TOPICS: &[&str] = &["design", "dna-format", "data-model", "tools", "errors", "sparql"];
+pub const DOCUMENTATION_TOPICS: &[&str] = &[
+    "design",
+    "dna-format",
+    "data-model",
+    "tools",
+    "errors",
+    "flows",
+    "sparql",
+];
 
 pub(super) fn get_documentation() -> ToolSpec {
     tool(
@@ -19,7 +27,7 @@ pub(super) fn get_documentation() -> ToolSpec {
             "topic: that page as Markdown, and the headings of its sections; with section too (one of those ",
             "headings), only that section. Needs no credential. Read tools when unsure what a tool answers, ",
             "data-model for how values are stored and filtered, errors for what a refusal means, dna-format for how ",
-            "to write a class for add_model, sparql for sparql_query.\n",
+            "to write a class for add_model, flows for the flow tools, sparql for sparql_query.\n",
             r#"Example: get_documentation({"topic": "errors", "section": "The validation envelope"}) → "#,
             r#"{"topic": "errors", "title": "Errors", "text": "(the section, Markdown)", "sections": ["…"]}"#,
         ),

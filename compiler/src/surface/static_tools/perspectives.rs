@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::fragments::{
     array_of, boolean, closed_object, count, described, limit, link, no_parameters, offset, open_object,
-    perspective_id, string, tool, typed,
+    perspective_id, string, string_list, tool, typed,
 };
 use crate::surface::{ToolAnnotations, ToolSpec};
 
@@ -219,6 +219,24 @@ fn class_description() -> Value {
             "identity_property": typed("string"),
             "properties": described("Single-valued properties.", array_of(property_description())),
             "collections": described("Multi-valued properties.", array_of(property_description())),
+            "flows": described(
+                "The flows an instance may enter (see get_flows and flow_start); absent when none.",
+                array_of(closed_object(
+                    json!({
+                        "name": typed("string"),
+                        "states": string_list(),
+                        "transitions": array_of(closed_object(
+                            json!({
+                                "action_name": typed("string"),
+                                "from_state": typed("string"),
+                                "to_state": typed("string"),
+                            }),
+                            &["action_name", "from_state", "to_state"],
+                        )),
+                    }),
+                    &["name", "states", "transitions"],
+                )),
+            ),
         }),
         &["name", "class_uri", "properties", "collections"],
     )

@@ -112,18 +112,30 @@ fn names(tools: &[ToolSpec]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_str()).collect()
 }
 
+/// The flow tools, last (tool-surface.md, Wave 2).
+const FLOWS: [&str; 6] = [
+    "get_flows",
+    "add_flow",
+    "flow_start",
+    "flow_state",
+    "flow_actions",
+    "flow_run_action",
+];
+
 #[test]
 fn tools_come_in_the_order_of_the_spec() {
     let single: Vec<&str> = BEFORE_ACCOUNTS
         .iter()
         .copied()
         .chain(["forget", "validate_perspective"])
+        .chain(FLOWS)
         .collect();
     let multi: Vec<&str> = BEFORE_ACCOUNTS
         .iter()
         .chain(&ACCOUNTS)
         .copied()
         .chain(["forget", "validate_perspective"])
+        .chain(FLOWS)
         .collect();
     for class_tools in [false, true] {
         let tools = static_tools(SurfaceOptions {
@@ -245,6 +257,7 @@ fn objects_with_fixed_keys_are_closed() {
             "instance_query.filter",
             "instance_update.properties",
             "execute_commands.parameters",
+            "add_flow.flow",
         ]
     );
     assert_eq!(
@@ -718,9 +731,12 @@ fn annotations_say_which_tools_read_delete_or_overwrite() {
         "auth_status",
         "get_documentation",
         "validate_perspective",
+        "get_flows",
+        "flow_state",
+        "flow_actions",
     ];
     let delete = ["instance_remove", "forget", "instance_remove_from_collection"];
-    let overwrite = ["instance_update", "add_model"];
+    let overwrite = ["instance_update", "add_model", "add_flow"];
     for tool in all_tools() {
         let name = tool.name.as_str();
         let expected = if read.contains(&name) {
