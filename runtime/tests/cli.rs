@@ -6,9 +6,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn shared_dna(file: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../dna")
-        .join(file)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna").join(file)
 }
 
 fn bad_dna(file: &str) -> PathBuf {

@@ -17,7 +17,7 @@ use shacl_mcp_compiler::{Diagnostics, Dna, load};
 
 #[derive(Parser)]
 #[command(name = "shacl-mcp", version, about = "Typed MCP servers from SHACL shapes")]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }

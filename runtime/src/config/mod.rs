@@ -1,17 +1,23 @@
 //! Serving configuration: flags, a TOML file with the same keys, and the environment, merged
-//! (flags win over the file). Shared by `shacl-mcp serve` and generated server binaries.
+//! (flags win over the file). Shared by `shacl-mcp serve` and generated server binaries; the
+//! settings themselves are listed once, in [`SETTINGS`].
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
-use crate::mcp::Secret;
+use crate::mcp::http::HttpOptions;
+use crate::mcp::{Secret, ServerOptions};
 
 mod database;
+mod settings;
+pub(crate) mod table;
+mod value;
 
 use database::is_postgres_url;
 pub use database::{Database, default_db, postgres_schema};
+pub use settings::{CONFIG_FLAG, EXCLUSIVE, SETTINGS, Settings, config_help};
+pub use table::{Kind, Setting};
+pub use value::SettingValue;
 
 /// The environment variable that holds the admin credential.
 pub const CREDENTIAL_ENV: &str = "SHACL_MCP_ADMIN_CREDENTIAL";
@@ -25,22 +31,31 @@ pub const SMTP_PASSWORD_ENV: &str = "SHACL_MCP_SMTP_PASSWORD";
 /// The environment keeps a url's password out of the process list.
 pub const DB_ENV: &str = "SHACL_MCP_DB";
 
-/// Where and how to serve.
+/// Where and how to serve: the settings resolved (flags over the config file over the
+/// defaults, secrets read), as the server's own option types.
 #[derive(Clone, Debug)]
 pub struct ServeConfig {
     pub dna: Vec<PathBuf>,
     pub db: Database,
     pub transport: Transport,
-    pub dynamic_class_tools: bool,
-    pub jsonrpc_validation_errors: bool,
-    pub http_sessions: bool,
-    pub allowed_hosts: Vec<String>,
-    pub allowed_origins: Vec<String>,
-    pub max_body: Option<usize>,
-    pub admin_credential: Option<Secret>,
-    /// Multi-user mode: accounts, per-user perspectives and keys.
-    pub multi_user: bool,
-    /// Multi-user mode: signup and code logins verified by mail.
+    /// The handler's settings (per-class tools, JSON-RPC validation errors, the admin
+    /// credential); the serving program fills in the rest (its name, its tools, the accounts).
+    pub server: ServerOptions,
+    /// Multi-user mode; `None` is single-user mode.
+    pub multi_user: Option<MultiUser>,
+}
+
+/// stdio, or streamable HTTP with its options (address, sessions, body limit, hosts, origins).
+#[derive(Clone, Debug)]
+pub enum Transport {
+    Stdio,
+    Http(HttpOptions),
+}
+
+/// Multi-user mode's settings.
+#[derive(Clone, Debug, Default)]
+pub struct MultiUser {
+    /// Signup and code logins verified by mail.
     pub email_verification: bool,
     /// Mail goes into this folder, one `.eml` per message (development, tests).
     pub email_outbox: Option<PathBuf>,
@@ -52,77 +67,25 @@ pub struct ServeConfig {
     pub mail_from: Option<String>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Transport {
-    Stdio,
-    Http(SocketAddr),
-}
-
 /// The default HTTP address.
 pub const DEFAULT_HTTP: &str = "127.0.0.1:3001";
 
-/// The TOML file: every key optional, the same names as the flags (camelCase as in
-/// tool-surface.md's `dynamicClassTools`). Unknown keys are an error.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct ConfigFile {
-    pub dna: Option<Vec<PathBuf>>,
-    pub db: Option<PathBuf>,
-    pub stdio: Option<bool>,
-    pub http: Option<String>,
-    pub dynamic_class_tools: Option<bool>,
-    pub jsonrpc_validation_errors: Option<bool>,
-    pub http_sessions: Option<bool>,
-    pub allowed_hosts: Option<Vec<String>>,
-    pub allowed_origins: Option<Vec<String>>,
-    pub max_body: Option<usize>,
-    pub admin_credential_file: Option<PathBuf>,
-    pub multi_user: Option<bool>,
-    pub email_verification: Option<bool>,
-    pub email_outbox: Option<PathBuf>,
-    pub smtp_url: Option<String>,
-    pub mail_from: Option<String>,
-}
-
-impl ConfigFile {
+impl Settings {
     /// Reads a config file; relative paths in it are taken from the file's folder.
-    pub fn read(path: &Path) -> Result<ConfigFile, String> {
+    pub fn read(path: &Path) -> Result<Settings, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read config {}: {e}", path.display()))?;
-        let mut file: ConfigFile = toml::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))?;
-        let base = path.parent().unwrap_or(Path::new("."));
-        let rebase = |p: &mut PathBuf| {
-            if p.is_relative() && p.as_os_str() != ":memory:" && !p.to_str().is_some_and(is_postgres_url) {
-                *p = base.join(&*p);
-            }
-        };
-        file.dna.iter_mut().flatten().for_each(rebase);
-        file.db.iter_mut().for_each(rebase);
-        file.admin_credential_file.iter_mut().for_each(rebase);
-        file.email_outbox.iter_mut().for_each(rebase);
+        let mut file: Settings = toml::from_str(&text).map_err(|e| format!("config {}: {e}", path.display()))?;
+        file.rebase(path.parent().unwrap_or(Path::new(".")));
         Ok(file)
     }
 }
 
-/// Serving flags as given (`shacl-mcp serve` and generated binaries parse the same ones);
-/// [`Flags::into_config`] merges them over a config file.
+/// The serve flags as given (`shacl-mcp serve` and generated binaries parse the same ones,
+/// [`SETTINGS`]); [`Flags::into_config`] merges them over a config file.
 #[derive(Clone, Debug, Default)]
 pub struct Flags {
-    pub dna: Vec<PathBuf>,
-    pub db: Option<PathBuf>,
-    pub stdio: bool,
-    pub http: Option<String>,
-    pub dynamic_class_tools: Option<bool>,
-    pub jsonrpc_validation_errors: Option<bool>,
-    pub http_sessions: Option<bool>,
-    pub allowed_hosts: Vec<String>,
-    pub allowed_origins: Vec<String>,
-    pub max_body: Option<usize>,
-    pub admin_credential_file: Option<PathBuf>,
-    pub multi_user: Option<bool>,
-    pub email_verification: Option<bool>,
-    pub email_outbox: Option<PathBuf>,
-    pub smtp_url: Option<String>,
-    pub mail_from: Option<String>,
+    pub settings: Settings,
+    /// `--config FILE`.
     pub config: Option<PathBuf>,
 }
 
@@ -131,71 +94,89 @@ impl Flags {
     /// `shacl-mcp serve` and `true` for a generated server binary (tool-surface.md).
     pub fn into_config(self, default_class_tools: bool) -> Result<ServeConfig, String> {
         let file = match &self.config {
-            Some(path) => ConfigFile::read(path)?,
-            None => ConfigFile::default(),
+            Some(path) => Settings::read(path)?,
+            None => Settings::default(),
         };
-        let dna = if self.dna.is_empty() {
-            file.dna.unwrap_or_default()
-        } else {
-            self.dna
+        let transport = transport(&self.settings, &file)?;
+        let given = self.settings.or(file);
+        let multi_user = multi_user(&given)?;
+        let credential_file = given.admin_credential_file.as_deref();
+        let server = ServerOptions {
+            class_tools: given.dynamic_class_tools.unwrap_or(default_class_tools),
+            jsonrpc_validation_errors: given.jsonrpc_validation_errors.unwrap_or(false),
+            admin_credential: admin_credential(credential_file)?,
+            ..ServerOptions::default()
         };
-        let file_http = if file.stdio == Some(true) { None } else { file.http };
-        let transport = match (self.stdio, self.http.or(file_http)) {
-            (false, Some(addr)) => Transport::Http(parse_addr(&addr)?),
-            _ => Transport::Stdio,
-        };
-        let credential_file = self.admin_credential_file.or(file.admin_credential_file);
-        let or = |flags: Vec<String>, file: Option<Vec<String>>| {
-            if flags.is_empty() {
-                file.unwrap_or_default()
-            } else {
-                flags
-            }
-        };
-        let multi_user = self.multi_user.or(file.multi_user).unwrap_or(false);
-        let email_verification = self.email_verification.or(file.email_verification).unwrap_or(false);
-        if email_verification && !multi_user {
-            return Err("email verification is for multi-user mode: add --multi-user".into());
-        }
-        let smtp_url = self
-            .smtp_url
-            .or(file.smtp_url)
-            .or_else(|| std::env::var(SMTP_URL_ENV).ok())
-            .and_then(Secret::new);
-        let smtp_credentials = match (std::env::var(SMTP_USER_ENV), std::env::var(SMTP_PASSWORD_ENV)) {
-            (Ok(user), Ok(password)) if !user.is_empty() => Secret::new(password).map(|p| (user, p)),
-            _ => None,
+        let db = given
+            .db
+            .clone()
+            .or_else(|| std::env::var_os(DB_ENV).filter(|v| !v.is_empty()).map(PathBuf::from))
+            .unwrap_or_else(default_db);
+        let transport = match transport {
+            None => Transport::Stdio,
+            Some(addr) => Transport::Http(http_options(addr, &given)),
         };
         Ok(ServeConfig {
-            dna,
-            db: Database::from_setting(
-                self.db
-                    .or(file.db)
-                    .or_else(|| std::env::var_os(DB_ENV).filter(|v| !v.is_empty()).map(PathBuf::from))
-                    .unwrap_or_else(default_db),
-            ),
+            dna: given.dna.unwrap_or_default(),
+            db: Database::from_setting(db),
             transport,
-            dynamic_class_tools: self
-                .dynamic_class_tools
-                .or(file.dynamic_class_tools)
-                .unwrap_or(default_class_tools),
-            jsonrpc_validation_errors: self
-                .jsonrpc_validation_errors
-                .or(file.jsonrpc_validation_errors)
-                .unwrap_or(false),
-            http_sessions: self.http_sessions.or(file.http_sessions).unwrap_or(false),
-            allowed_hosts: or(self.allowed_hosts, file.allowed_hosts),
-            allowed_origins: or(self.allowed_origins, file.allowed_origins),
-            max_body: self.max_body.or(file.max_body),
-            admin_credential: admin_credential(credential_file.as_deref())?,
+            server,
             multi_user,
-            email_verification,
-            email_outbox: self.email_outbox.or(file.email_outbox),
-            smtp_url,
-            smtp_credentials,
-            mail_from: self.mail_from.or(file.mail_from),
         })
     }
+}
+
+/// The HTTP address, or `None` for stdio. On the command line `--stdio` and `--http` exclude
+/// each other; a flag wins over the file, and in the file `stdio = true` wins over `http`.
+fn transport(flags: &Settings, file: &Settings) -> Result<Option<SocketAddr>, String> {
+    let chosen = |layer: &Settings| match (layer.stdio, &layer.http) {
+        (Some(true), _) => Some(None),
+        (_, Some(addr)) => Some(Some(addr.clone())),
+        _ => None,
+    };
+    match chosen(flags).or_else(|| chosen(file)).flatten() {
+        Some(addr) => parse_addr(&addr).map(Some),
+        None => Ok(None),
+    }
+}
+
+fn http_options(addr: SocketAddr, given: &Settings) -> HttpOptions {
+    let defaults = HttpOptions::default();
+    HttpOptions {
+        addr,
+        sessions: given.http_sessions.unwrap_or(defaults.sessions),
+        max_body: given.max_body.unwrap_or(defaults.max_body),
+        allowed_hosts: given.allowed_hosts.clone().unwrap_or_default(),
+        allowed_origins: given.allowed_origins.clone().unwrap_or_default(),
+        ..defaults
+    }
+}
+
+/// Multi-user mode's settings when it is on; email verification without it is an error.
+fn multi_user(given: &Settings) -> Result<Option<MultiUser>, String> {
+    let email_verification = given.email_verification.unwrap_or(false);
+    if !given.multi_user.unwrap_or(false) {
+        if email_verification {
+            return Err("email verification is for multi-user mode: add --multi-user".into());
+        }
+        return Ok(None);
+    }
+    let smtp_url = given
+        .smtp_url
+        .clone()
+        .or_else(|| std::env::var(SMTP_URL_ENV).ok())
+        .and_then(Secret::new);
+    let smtp_credentials = match (std::env::var(SMTP_USER_ENV), std::env::var(SMTP_PASSWORD_ENV)) {
+        (Ok(user), Ok(password)) if !user.is_empty() => Secret::new(password).map(|p| (user, p)),
+        _ => None,
+    };
+    Ok(Some(MultiUser {
+        email_verification,
+        email_outbox: given.email_outbox.clone(),
+        smtp_url,
+        smtp_credentials,
+        mail_from: given.mail_from.clone(),
+    }))
 }
 
 /// Reads the admin credential: a file (its first line) wins over the environment.
@@ -235,33 +216,98 @@ mod tests {
 
     #[test]
     fn config_keys_are_strict() {
-        let file: ConfigFile =
+        let file: Settings =
             toml::from_str("dna = [\"a.json\"]\ndynamicClassTools = true\nhttp = \"127.0.0.1:4000\"").unwrap();
         assert_eq!(file.dynamic_class_tools, Some(true));
-        assert!(toml::from_str::<ConfigFile>("dynamic_class_tools = true").is_err());
-        let file: ConfigFile = toml::from_str(
+        assert!(toml::from_str::<Settings>("dynamic_class_tools = true").is_err());
+        let file: Settings = toml::from_str(
             "multiUser = true\nemailVerification = true\nemailOutbox = \"out\"\nsmtpUrl = \"smtps://mail.example.org\"\nmailFrom = \"x <x@example.org>\"",
         )
         .unwrap();
         assert_eq!((file.multi_user, file.email_verification), (Some(true), Some(true)));
         assert_eq!(file.email_outbox, Some(PathBuf::from("out")));
+        assert!(!format!("{file:?}").contains("mail.example.org"), "{file:?}");
+    }
+
+    fn flags(settings: Settings, config: Option<PathBuf>) -> Flags {
+        Flags { settings, config }
+    }
+
+    #[test]
+    fn flags_win_over_the_file_whose_paths_are_its_folders() {
+        let dir = std::env::temp_dir().join(format!("shacl-mcp-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("serve.toml");
+        std::fs::write(
+            &file,
+            "dna = [\"chat.json\"]\ndb = \":memory:\"\nhttp = \"4000\"\nhttpSessions = true\nallowedHosts = [\"a\"]\nmaxBody = 10",
+        )
+        .unwrap();
+        let given = Settings {
+            allowed_hosts: Some(vec!["b".into()]),
+            dynamic_class_tools: Some(false),
+            ..Settings::default()
+        };
+        let config = flags(given, Some(file.clone())).into_config(true).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(config.dna, [dir.join("chat.json")]);
+        assert!(matches!(&config.db, Database::Sqlite(p) if p.as_os_str() == ":memory:"));
+        let Transport::Http(http) = &config.transport else {
+            panic!("{config:?}")
+        };
+        assert_eq!(http.addr, "127.0.0.1:4000".parse().unwrap());
+        assert!(http.sessions);
+        assert_eq!(
+            (http.max_body, http.allowed_hosts.as_slice()),
+            (10, ["b".to_string()].as_slice())
+        );
+        assert!(!config.server.class_tools);
+    }
+
+    #[test]
+    fn stdio_and_http_a_flag_wins_over_the_file() {
+        let layer = |stdio: Option<bool>, http: Option<&str>| Settings {
+            stdio,
+            http: http.map(str::to_string),
+            ..Settings::default()
+        };
+        let none = layer(None, None);
+        let to = |addr: &str| Ok(Some(parse_addr(addr).unwrap()));
+        assert_eq!(transport(&none, &none), Ok(None));
+        assert_eq!(transport(&none, &layer(None, Some("4000"))), to("4000"));
+        assert_eq!(transport(&none, &layer(Some(true), Some("4000"))), Ok(None));
+        assert_eq!(
+            transport(&layer(Some(true), None), &layer(None, Some("4000"))),
+            Ok(None)
+        );
+        assert_eq!(
+            transport(&layer(None, Some("5000")), &layer(Some(true), None)),
+            to("5000")
+        );
+        assert!(transport(&layer(None, Some("nowhere")), &none).is_err());
     }
 
     #[test]
     fn email_verification_needs_multi_user() {
-        let flags = Flags {
+        let given = Settings {
             email_verification: Some(true),
-            ..Flags::default()
+            ..Settings::default()
         };
-        assert!(flags.into_config(false).unwrap_err().contains("--multi-user"));
-        let flags = Flags {
+        assert!(
+            flags(given, None)
+                .into_config(false)
+                .unwrap_err()
+                .contains("--multi-user")
+        );
+        let given = Settings {
             email_verification: Some(true),
             multi_user: Some(true),
             email_outbox: Some(PathBuf::from("out")),
-            ..Flags::default()
+            smtp_url: Some("smtps://user:pw@mail.example.org".into()),
+            ..Settings::default()
         };
-        let config = flags.into_config(false).unwrap();
-        assert!(config.multi_user && config.email_verification);
+        let config = flags(given, None).into_config(false).unwrap();
+        assert!(config.multi_user.as_ref().is_some_and(|m| m.email_verification));
         assert!(!format!("{config:?}").contains("smtps://"));
     }
 }
