@@ -193,3 +193,24 @@ fn generate_writes_the_module_build_rs_would() {
     );
     assert!(!dir.join("unknown_key.rs").exists());
 }
+
+#[test]
+fn version_names_the_commit() {
+    let o = run(&["--version"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let version = env!("CARGO_PKG_VERSION");
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        // Built in this checkout: its HEAD, which cargo rebuilt the binary for.
+        Some(sha) => assert_eq!(text, format!("shacl-mcp {version} (commit {})\n", &sha[..12])),
+        // Built from a package: the commit it was packaged from, if any.
+        None => assert!(text.starts_with(&format!("shacl-mcp {version}")), "{text}"),
+    }
+}

@@ -16,7 +16,8 @@ use shacl_mcp_compiler::surface::{SurfaceOptions, tool_list};
 use shacl_mcp_compiler::{Diagnostics, Dna, load};
 
 #[derive(Parser)]
-#[command(name = "shacl-mcp", version, about = "Typed MCP servers from SHACL shapes")]
+// `--version` names the commit built, when known (runtime/build.rs).
+#[command(name = "shacl-mcp", version = env!("SHACL_MCP_VERSION"), about = "Typed MCP servers from SHACL shapes")]
 pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
