@@ -214,3 +214,69 @@ fn version_names_the_commit() {
         None => assert!(text.starts_with(&format!("shacl-mcp {version}")), "{text}"),
     }
 }
+
+/// The JSON block `new` prints: from a line `{` to the next line `}`.
+fn json_block(text: &str) -> Value {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|l| *l == "{").expect("a JSON block");
+    let end = start + lines[start..].iter().position(|l| *l == "}").expect("its end");
+    serde_json::from_str(&lines[start..=end].join("\n")).expect("the block is JSON")
+}
+
+#[test]
+fn new_prints_the_client_configuration_for_the_binary_it_builds() {
+    let dir = std::env::temp_dir().join(format!("shacl-mcp-cli-new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let new = |name: &str, target_dir: Option<&Path>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_shacl-mcp"));
+        command
+            .args([
+                "new",
+                name,
+                "--dna",
+                &shared_dna("chat.json").display().to_string(),
+                "--dir",
+            ])
+            .arg(&dir)
+            .env_remove("CARGO_TARGET_DIR");
+        if let Some(target) = target_dir {
+            command.env("CARGO_TARGET_DIR", target);
+        }
+        command.output().expect("runs")
+    };
+    let o = new("my-chat", None);
+    let shared_target = dir.join("shared-target");
+    let other = new("other-chat", Some(&shared_target));
+    let crate_dir = std::fs::canonicalize(dir.join("my-chat")).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = stdout(&o);
+    let binary = crate_dir
+        .join("target/release")
+        .join(format!("my-chat{}", std::env::consts::EXE_SUFFIX));
+    let binary = binary.display().to_string();
+
+    let desktop = json_block(&text);
+    let server = &desktop["mcpServers"]["my-chat"];
+    assert_eq!(server["command"], binary.as_str(), "{text}");
+    assert_eq!(server["args"], serde_json::json!(["--stdio"]));
+    assert!(
+        text.contains(&format!("claude mcp add my-chat -- {binary} --stdio\n")),
+        "{text}"
+    );
+    assert!(
+        text.contains("claude mcp add --transport http my-chat http://127.0.0.1:3001/mcp\n"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("({binary} --http)")), "{text}");
+    assert!(text.contains("cargo build --release"), "{text}");
+
+    // With CARGO_TARGET_DIR set, cargo builds there: so does the path printed.
+    let text = stdout(&other);
+    let command = json_block(&text)["mcpServers"]["other-chat"]["command"].clone();
+    let expected = shared_target
+        .join("release")
+        .join(format!("other-chat{}", std::env::consts::EXE_SUFFIX));
+    assert_eq!(command, expected.display().to_string().as_str(), "{text}");
+}
