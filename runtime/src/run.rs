@@ -52,27 +52,8 @@ pub async fn serve(
     server_version: &str,
     custom_tools: Vec<crate::mcp::CustomTool>,
 ) -> Result<(), String> {
-    let opened = open_store(&config.db)?;
+    let server = server(&config, fixed, server_name, server_version, custom_tools)?;
     let multi_user = config.multi_user.is_some();
-    tracing::info!(kind = "start", db = %config.db.describe(), did = opened.store.did(), classes = fixed.classes().len(), multi_user);
-    let accounts = match &config.multi_user {
-        Some(settings) => Some(Arc::new(accounts(&config.db, settings, &opened)?)),
-        None => None,
-    };
-    let store = opened.store;
-    let engine = Arc::new(Engine::new(store, fixed, Arc::new(RandomIds)));
-    let options = ServerOptions {
-        server_name: server_name.to_string(),
-        server_version: server_version.to_string(),
-        custom_tools,
-        accounts,
-        inline_reads: matches!(config.db, Database::Sqlite(_)),
-        ..config.server
-    };
-    let server = McpServer::new(engine, options);
-    if let Some(changes) = opened.model_changes {
-        follow_model_changes(changes, server.clone());
-    }
     match config.transport {
         Transport::Stdio => serve_stdio(server).await.map_err(|e| e.to_string()),
         Transport::Http(options) => {
@@ -93,6 +74,39 @@ pub async fn serve(
             serve_http(server, options, shutdown).await.map_err(|e| e.to_string())
         }
     }
+}
+
+/// The server `config` describes, on its store, before any transport: what [`serve`] runs,
+/// and what `shacl-mcp call` talks to over an in-memory pipe. Call it inside a Tokio runtime:
+/// on a shared database it follows the models other nodes add from there.
+pub fn server(
+    config: &ServeConfig,
+    fixed: FixedDna,
+    server_name: &str,
+    server_version: &str,
+    custom_tools: Vec<crate::mcp::CustomTool>,
+) -> Result<McpServer, String> {
+    let opened = open_store(&config.db)?;
+    let multi_user = config.multi_user.is_some();
+    tracing::info!(kind = "start", db = %config.db.describe(), did = opened.store.did(), classes = fixed.classes().len(), multi_user);
+    let accounts = match &config.multi_user {
+        Some(settings) => Some(Arc::new(accounts(&config.db, settings, &opened)?)),
+        None => None,
+    };
+    let engine = Arc::new(Engine::new(opened.store, fixed, Arc::new(RandomIds)));
+    let options = ServerOptions {
+        server_name: server_name.to_string(),
+        server_version: server_version.to_string(),
+        custom_tools,
+        accounts,
+        inline_reads: matches!(config.db, Database::Sqlite(_)),
+        ..config.server.clone()
+    };
+    let server = McpServer::new(engine, options);
+    if let Some(changes) = opened.model_changes {
+        follow_model_changes(changes, server.clone());
+    }
+    Ok(server)
 }
 
 /// A store opened for serving, with what a shared database adds.
