@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 
-use crate::config::{CONFIG_FLAG, EXCLUSIVE, Flags, Kind, SETTINGS, Setting, config_help};
+use crate::config::{CONFIG_FLAG, EXCLUSIVE, Flags, Kind, SETTINGS, Setting, Settings, config_help};
 use crate::engine::FixedDna;
 
 /// The flags of `shacl-mcp serve`: clap arguments made from the settings table.
@@ -15,7 +15,7 @@ pub struct ServeArgs(Flags);
 
 impl clap::Args for ServeArgs {
     fn augment_args(command: Command) -> Command {
-        let command = command.args(SETTINGS.iter().map(argument));
+        let command = command.args(SETTINGS.iter().map(|setting| argument(setting, None)));
         command.arg(
             Arg::new(CONFIG_FLAG)
                 .long(CONFIG_FLAG)
@@ -32,30 +32,10 @@ impl clap::Args for ServeArgs {
 
 impl clap::FromArgMatches for ServeArgs {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut flags = Flags {
+        Ok(ServeArgs(Flags {
+            settings: settings_from(matches, SETTINGS.iter())?,
             config: matches.get_one::<PathBuf>(CONFIG_FLAG).cloned(),
-            ..Flags::default()
-        };
-        for setting in SETTINGS {
-            let given: Vec<OsString> = match setting.kind {
-                Kind::Switch if matches.get_flag(setting.name) => vec!["true".into()],
-                Kind::Switch => Vec::new(),
-                _ => matches
-                    .get_many::<OsString>(setting.name)
-                    .into_iter()
-                    .flatten()
-                    .cloned()
-                    .collect(),
-            };
-            for value in given {
-                // Checked by the value parser already: this cannot fail but is not unwrapped.
-                flags
-                    .settings
-                    .take(setting.name, &value)
-                    .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))?;
-            }
-        }
-        Ok(ServeArgs(flags))
+        }))
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
@@ -64,11 +44,39 @@ impl clap::FromArgMatches for ServeArgs {
     }
 }
 
-/// The clap argument of one setting (its id is the setting's name).
-fn argument(setting: &'static Setting) -> Arg {
+/// The values clap read for `settings`, each taken as the table says.
+pub(super) fn settings_from<'a>(
+    matches: &ArgMatches,
+    settings: impl Iterator<Item = &'a Setting>,
+) -> Result<Settings, clap::Error> {
+    let mut taken = Settings::default();
+    for setting in settings {
+        let given: Vec<OsString> = match setting.kind {
+            Kind::Switch if matches.get_flag(setting.name) => vec!["true".into()],
+            Kind::Switch => Vec::new(),
+            _ => matches
+                .get_many::<OsString>(setting.name)
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect(),
+        };
+        for value in given {
+            // Checked by the value parser already: this cannot fail, and is not unwrapped.
+            taken
+                .take(setting.name, &value)
+                .map_err(|e| clap::Error::raw(clap::error::ErrorKind::ValueValidation, e))?;
+        }
+    }
+    Ok(taken)
+}
+
+/// The clap argument of one setting (its id is the setting's name), with the default the
+/// command gives it when that is not the table's.
+pub(super) fn argument(setting: &'static Setting, default: Option<&str>) -> Arg {
     let arg = Arg::new(setting.name)
         .long(setting.flag)
-        .help(setting.help_with_default(setting.default));
+        .help(setting.help_with_default(default.unwrap_or(setting.default)));
     let arg = match setting.kind {
         Kind::Switch => return arg.action(ArgAction::SetTrue).conflicts_with_all(partners(setting)),
         Kind::Value => arg.action(ArgAction::Set),
@@ -107,7 +115,7 @@ impl TypedValueParser for Checked {
 
     fn parse_ref(&self, command: &Command, _arg: Option<&Arg>, value: &OsStr) -> Result<OsString, clap::Error> {
         (self.0.check)(value).map(|()| value.to_owned()).map_err(|e| {
-            let message = format!("invalid value {value:?} for --{}: it {e}\n", self.0.flag);
+            let message = format!("invalid value {value:?} for --{}: it {e}", self.0.flag);
             clap::Error::raw(clap::error::ErrorKind::ValueValidation, message).with_cmd(command)
         })
     }
