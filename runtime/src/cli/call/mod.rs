@@ -26,14 +26,14 @@ use crate::engine::FixedDna;
 use crate::mcp::McpServer;
 use crate::mcp::auth::Caller;
 
-/// The serve settings `call` takes, and the default it gives them.
-const SHARED: &[(&str, Option<&str>)] = &[
-    ("dna", None),
-    ("dynamic_class_tools", Some("true")),
-    ("multi_user", None),
-];
 /// Per-class tools are on: a DNA is tried with the tools it produces.
 const CLASS_TOOLS: bool = true;
+/// The serve settings `call` takes, and the default it gives them where not the table's.
+const SHARED: &[(&str, Option<&str>)] = &[
+    ("dna", None),
+    ("dynamic_class_tools", Some(if CLASS_TOOLS { "true" } else { "false" })),
+    ("multi_user", None),
+];
 
 /// The flags of `call`: three serve settings (from the table), the data file, the tool and its
 /// arguments.
@@ -45,6 +45,7 @@ pub struct CallArgs {
     json: String,
 }
 
+/// [`SHARED`] as table entries.
 fn shared() -> impl Iterator<Item = (&'static Setting, Option<&'static str>)> {
     SHARED
         .iter()
