@@ -11,9 +11,9 @@ use crate::accounts::{
     AccountOptions, Accounts, JWT_SECRET_ENV, MIN_SECRET_LEN, Mailer, jwt_secret_from_env, load_jwt_secret,
 };
 use crate::clock::{RandomIds, SystemClock};
-use crate::config::{Database, ServeConfig, Transport, postgres_schema};
+use crate::config::{Database, MultiUser, ServeConfig, Transport, postgres_schema};
 use crate::engine::{Engine, FixedDna};
-use crate::mcp::http::{HttpOptions, serve_http};
+use crate::mcp::http::serve_http;
 use crate::mcp::stdio::serve_stdio;
 use crate::mcp::{McpServer, ServerOptions};
 use crate::store::postgres::PostgresStore;
@@ -52,48 +52,17 @@ pub async fn serve(
     server_version: &str,
     custom_tools: Vec<crate::mcp::CustomTool>,
 ) -> Result<(), String> {
-    let opened = open_store(&config.db)?;
-    tracing::info!(kind = "start", db = %config.db.describe(), did = opened.store.did(), classes = fixed.classes().len(), multi_user = config.multi_user);
-    let accounts = if config.multi_user {
-        Some(Arc::new(accounts(&config, &opened)?))
-    } else {
-        None
-    };
-    let store = opened.store;
-    let engine = Arc::new(Engine::new(store, fixed, Arc::new(RandomIds)));
-    let options = ServerOptions {
-        class_tools: config.dynamic_class_tools,
-        jsonrpc_validation_errors: config.jsonrpc_validation_errors,
-        admin_credential: config.admin_credential.clone(),
-        server_name: server_name.to_string(),
-        server_version: server_version.to_string(),
-        custom_tools,
-        accounts,
-        inline_reads: matches!(config.db, Database::Sqlite(_)),
-    };
-    let server = McpServer::new(engine, options);
-    if let Some(changes) = opened.model_changes {
-        follow_model_changes(changes, server.clone());
-    }
+    let server = server(&config, fixed, server_name, server_version, custom_tools)?;
+    let multi_user = config.multi_user.is_some();
     match config.transport {
         Transport::Stdio => serve_stdio(server).await.map_err(|e| e.to_string()),
-        Transport::Http(addr) => {
-            if config.admin_credential.is_none() && !config.multi_user {
+        Transport::Http(options) => {
+            if server.options().admin_credential.is_none() && !multi_user {
                 tracing::warn!(
                     kind = "auth",
                     "no admin credential ({}): any local process may call this server",
                     crate::config::CREDENTIAL_ENV
                 );
-            }
-            let mut options = HttpOptions {
-                addr,
-                sessions: config.http_sessions,
-                allowed_hosts: config.allowed_hosts.clone(),
-                allowed_origins: config.allowed_origins.clone(),
-                ..HttpOptions::default()
-            };
-            if let Some(max) = config.max_body {
-                options.max_body = max;
             }
             let shutdown = CancellationToken::new();
             let on_signal = shutdown.clone();
@@ -105,6 +74,39 @@ pub async fn serve(
             serve_http(server, options, shutdown).await.map_err(|e| e.to_string())
         }
     }
+}
+
+/// The server `config` describes, on its store, before any transport: what [`serve`] runs,
+/// and what `shacl-mcp call` talks to over an in-memory pipe. Call it inside a Tokio runtime:
+/// on a shared database it follows the models other nodes add from there.
+pub fn server(
+    config: &ServeConfig,
+    fixed: FixedDna,
+    server_name: &str,
+    server_version: &str,
+    custom_tools: Vec<crate::mcp::CustomTool>,
+) -> Result<McpServer, String> {
+    let opened = open_store(&config.db)?;
+    let multi_user = config.multi_user.is_some();
+    tracing::info!(kind = "start", db = %config.db.describe(), did = opened.store.did(), classes = fixed.classes().len(), multi_user);
+    let accounts = match &config.multi_user {
+        Some(settings) => Some(Arc::new(accounts(&config.db, settings, &opened)?)),
+        None => None,
+    };
+    let engine = Arc::new(Engine::new(opened.store, fixed, Arc::new(RandomIds)));
+    let options = ServerOptions {
+        server_name: server_name.to_string(),
+        server_version: server_version.to_string(),
+        custom_tools,
+        accounts,
+        inline_reads: matches!(config.db, Database::Sqlite(_)),
+        ..config.server.clone()
+    };
+    let server = McpServer::new(engine, options);
+    if let Some(changes) = opened.model_changes {
+        follow_model_changes(changes, server.clone());
+    }
+    Ok(server)
 }
 
 /// A store opened for serving, with what a shared database adds.
@@ -170,9 +172,9 @@ fn follow_model_changes(changes: Receiver<String>, server: McpServer) {
 
 /// Multi-user mode's accounts: the token secret, the mailer, the options. Nodes sharing a
 /// PostgreSQL database must share the secret too, so there it comes from the environment only.
-fn accounts(config: &ServeConfig, opened: &OpenedStore) -> Result<Accounts, String> {
+fn accounts(db: &Database, config: &MultiUser, opened: &OpenedStore) -> Result<Accounts, String> {
     let env = std::env::var(JWT_SECRET_ENV).ok();
-    let jwt = match &config.db {
+    let jwt = match db {
         Database::Sqlite(path) => load_jwt_secret(path, env)?,
         Database::Postgres(_) => jwt_secret_from_env(env)?.ok_or_else(|| {
             format!(
@@ -202,7 +204,7 @@ fn accounts(config: &ServeConfig, opened: &OpenedStore) -> Result<Accounts, Stri
 }
 
 #[cfg(feature = "smtp")]
-fn smtp(url: &crate::mcp::Secret, config: &ServeConfig, from: Option<&str>) -> Result<Mailer, String> {
+fn smtp(url: &crate::mcp::Secret, config: &MultiUser, from: Option<&str>) -> Result<Mailer, String> {
     let credentials = config
         .smtp_credentials
         .as_ref()
@@ -211,6 +213,6 @@ fn smtp(url: &crate::mcp::Secret, config: &ServeConfig, from: Option<&str>) -> R
 }
 
 #[cfg(not(feature = "smtp"))]
-fn smtp(_url: &crate::mcp::Secret, _config: &ServeConfig, _from: Option<&str>) -> Result<Mailer, String> {
+fn smtp(_url: &crate::mcp::Secret, _config: &MultiUser, _from: Option<&str>) -> Result<Mailer, String> {
     Err("this server was built without SMTP (the shacl-mcp feature `smtp`): use --email-outbox DIR, or build with the feature".into())
 }

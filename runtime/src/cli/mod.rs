@@ -1,5 +1,6 @@
 //! The `shacl-mcp` command line (feature `cli`).
 
+mod call;
 mod describe;
 mod generate;
 mod new;
@@ -16,8 +17,9 @@ use shacl_mcp_compiler::surface::{SurfaceOptions, tool_list};
 use shacl_mcp_compiler::{Diagnostics, Dna, load};
 
 #[derive(Parser)]
-#[command(name = "shacl-mcp", version, about = "Typed MCP servers from SHACL shapes")]
-struct Cli {
+// `--version` names the commit built, when known (runtime/build.rs).
+#[command(name = "shacl-mcp", version = env!("SHACL_MCP_VERSION"), about = "Typed MCP servers from SHACL shapes")]
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -40,6 +42,10 @@ enum Command {
     },
     /// Serve a DNA over MCP (stdio, or streamable HTTP with --http), interpreted: no compile.
     Serve(serve::ServeArgs),
+    /// Make one tool call against a server for the DNA on an in-memory store and print the
+    /// JSON-RPC exchange and the result; exits 1 when the call is refused or fails, 2 on bad
+    /// usage, DNA or data.
+    Call(call::CallArgs),
     /// Write the Rust module build.rs would generate for a DNA to `<DIR>/<NAME>.rs`.
     Generate(generate::GenerateArgs),
     /// Write a server crate for one DNA (Cargo.toml, build.rs, src/main.rs, README) to `<DIR>/<NAME>`.
@@ -100,6 +106,10 @@ pub fn main() -> ExitCode {
         }),
         Command::Generate(args) => generate::run(args).map_err(Failure::Diagnostics),
         Command::New(args) => return new::run(args),
+        Command::Call(args) => {
+            drop(out);
+            return call::run(args);
+        }
         Command::Validate(args) => return validate::run(args),
         Command::Tools {
             file,

@@ -79,6 +79,12 @@ pub fn run(args: ValidateArgs) -> ExitCode {
     }
 }
 
+/// [`read`] for a command that only needs the graph: its problems as the text to print.
+pub(super) fn read_turtle(path: &Path) -> Result<Rc<MemoryGraph>, String> {
+    let mut problems = Diagnostics::default();
+    read(path, &mut problems).ok_or_else(|| problems.to_string())
+}
+
 /// Reads and parses one Turtle file; relative IRIs resolve against the file's URL.
 fn read(path: &Path, problems: &mut Diagnostics) -> Option<Rc<MemoryGraph>> {
     let file = path.display().to_string();

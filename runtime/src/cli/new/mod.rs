@@ -1,12 +1,14 @@
 //! `shacl-mcp new`: a whole server crate for one DNA, written from `templates/` (embedded in
 //! the binary). `cargo run` in it serves the DNA compiled in, through build.rs and
-//! [`crate::serve`].
+//! [`crate::serve`]. What it prints then, client configuration included, is [`clients`].
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use shacl_mcp_compiler::{load, naming};
+
+mod clients;
 
 #[derive(Args)]
 pub struct NewArgs {
@@ -28,11 +30,11 @@ pub struct NewArgs {
 /// this package, so a published `shacl-mcp` carries them; `Cargo.toml` and `.gitignore` are
 /// stored under other names there, or cargo would take the folder for a package of its own).
 const TEMPLATES: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../templates/Cargo.toml.template")),
-    ("build.rs", include_str!("../../templates/build.rs")),
-    ("src/main.rs", include_str!("../../templates/src/main.rs")),
-    ("README.md", include_str!("../../templates/README.md")),
-    (".gitignore", include_str!("../../templates/gitignore")),
+    ("Cargo.toml", include_str!("../../../templates/Cargo.toml.template")),
+    ("build.rs", include_str!("../../../templates/build.rs")),
+    ("src/main.rs", include_str!("../../../templates/src/main.rs")),
+    ("README.md", include_str!("../../../templates/README.md")),
+    (".gitignore", include_str!("../../../templates/gitignore")),
 ];
 
 /// The module the DNA becomes when its file name does not give a usable one.
@@ -86,7 +88,13 @@ pub fn run(args: NewArgs) -> ExitCode {
     };
     match crate_.write(&target, &args.dna) {
         Ok(()) => {
-            print!("{}", crate_.next_steps(&target));
+            let absolute = std::fs::canonicalize(&target).unwrap_or(target);
+            let target_dir = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from);
+            let binary = clients::release_binary(&absolute, &args.name, target_dir);
+            print!(
+                "{}",
+                clients::next_steps(&args.name, &absolute, &binary, &dna_module, &dna_file)
+            );
             ExitCode::SUCCESS
         }
         Err(e) => {
@@ -341,33 +349,6 @@ impl NewCrate<'_> {
             }
         }
         written
-    }
-
-    /// What `new` prints when it is done.
-    fn next_steps(&self, target: &Path) -> String {
-        let absolute = std::fs::canonicalize(target).unwrap_or_else(|_| target.to_path_buf());
-        let name = self.name;
-        let binary = absolute
-            .join("target")
-            .join("release")
-            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-        format!(
-            "Created `{name}` in {target}: an MCP server for the DNA `{module}` (dna/{file}).
-
-Next:
-    cd {target}
-    cargo run -- --stdio     # serve over stdio
-    cargo run -- --http      # serve over streamable HTTP at http://127.0.0.1:3001/mcp
-
-Then connect a client, e.g. Claude Code after `cargo build --release`:
-    claude mcp add {name} -- {binary} --stdio
-README.md has the flags and the Claude Desktop config.
-",
-            target = target.display(),
-            module = self.dna_module,
-            file = self.dna_file,
-            binary = binary.display(),
-        )
     }
 }
 
