@@ -56,7 +56,7 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
     }
     tools.push(agent::forget());
     tools.push(validation::validate_perspective());
-    // Wave 2 (tool-surface.md): flows, in the order the spec lists them.
+    // Flows (docs/flows.md), in the order that page lists them.
     tools.extend([
         flows::get_flows(),
         flows::add_flow(),

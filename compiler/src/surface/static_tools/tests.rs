@@ -112,7 +112,7 @@ fn names(tools: &[ToolSpec]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_str()).collect()
 }
 
-/// The flow tools, last (tool-surface.md, Wave 2).
+/// The flow tools, last (docs/flows.md).
 const FLOWS: [&str; 6] = [
     "get_flows",
     "add_flow",
