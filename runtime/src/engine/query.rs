@@ -90,15 +90,11 @@ impl Engine {
         match &filter {
             // Every candidate carries the marker (and the parent edge): each one is an answer.
             None => candidates.iter().for_each(|node| page.push(node)),
-            Some(f) => evaluate(
-                &*tx,
-                perspective,
-                &class,
-                f,
-                &candidates,
-                narrowed || query.child_of.is_some(),
-                &mut page,
-            )?,
+            Some(f) => {
+                // Narrowed candidates are usually few; many are cheaper read over the perspective.
+                let few = query.child_of.is_some() || (narrowed && candidates.len() < NARROWED_MANY);
+                evaluate(&*tx, perspective, &class, f, &candidates, few, &mut page)?
+            }
         }
         // Only the instances of the page are read whole.
         let nodes: Vec<String> = page.items.iter().map(|node| node.to_string()).collect();
@@ -162,6 +158,10 @@ fn evaluate<'c>(
     }
     Ok(())
 }
+
+/// From this many narrowed candidates on (with no parent), their values are read over the whole
+/// perspective like those of candidates nothing narrowed.
+const NARROWED_MANY: usize = 20_000;
 
 /// Candidates whose values one `links_from` reads: the links of a chunk are held at once.
 const CANDIDATES_PER_READ: usize = 2_000;

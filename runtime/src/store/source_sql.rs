@@ -13,8 +13,8 @@
 use crate::store::sql::{Dialect, HAS_CHILD};
 use crate::store::{KeyCondition, Order, SourceQuery};
 
-/// Most rows a count reads: beyond it a set is simply large.
-pub(crate) const COUNT_CAP: u64 = 100_000;
+/// Most rows a count reads: beyond it a set is simply large (and planning stays cheap).
+pub(crate) const COUNT_CAP: u64 = 10_000;
 
 /// One condition of a [`SourceQuery`], as a set of sources.
 #[derive(Clone, Copy, Debug)]
