@@ -129,3 +129,74 @@ fn ranges(value_type: ValueType, ordering: std::cmp::Ordering, v: &Value) -> Vec
         _ => Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::cmp::Ordering;
+
+    use super::*;
+    use crate::engine::FixedDna;
+    use crate::engine::query::compare;
+    use crate::engine::validate::same_value;
+    use crate::engine::values;
+
+    const TARGETS: &[&str] = &[
+        "literal:string:done",
+        "literal://string:done",
+        "literal:d%6Fne^^xsd:string",
+        "done",
+        "literal:string:3",
+        "literal:number:3",
+        "literal:number:3.0",
+        "literal:3^^xsd:integer",
+        "literal:3.5^^xsd:decimal",
+        "literal:number:-0.0",
+        "literal:number:1e300",
+        "literal:number:abc",
+        "literal:boolean:true",
+        "literal:true",
+        "literal:boolean:maybe",
+        "literal:string:2026-12-01T10:00:00Z",
+        "2026-12-05T10:00:00Z",
+        "did:key:z6MkA",
+        "literal:string:did:key:z6MkA",
+        "literal:string:",
+    ];
+
+    /// For every property type and spelling: a link read as a value has one of the keys equality
+    /// on that value looks for, and lies in the ranges of every comparison it satisfies.
+    #[test]
+    fn the_keys_of_a_value_cover_every_target_read_as_it() {
+        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna/tasks.json");
+        let (fixed, _) = FixedDna::load(&[dna]).unwrap();
+        let task = fixed.classes()[0].clone();
+        let read: Vec<(&Property, &str, Value)> = task
+            .properties
+            .iter()
+            .flat_map(|p| TARGETS.iter().filter_map(move |t| Some((p, *t, values::read(p, t)?))))
+            .collect();
+        for (p, target, value) in &read {
+            let key = value_key::key(target);
+            assert!(
+                equal_keys(p.value_type, value).contains(&key),
+                "{} {target} {value}",
+                p.name
+            );
+            for (_, _, other) in read.iter().filter(|(q, _, _)| q.name == p.name) {
+                for ordering in [Ordering::Less, Ordering::Greater] {
+                    if compare(value, other).is_some_and(|o| o == ordering || o == Ordering::Equal) {
+                        let ranges = ranges(p.value_type, ordering, other);
+                        assert!(
+                            ranges.iter().any(|r| r.low <= key && key <= r.high),
+                            "{} {target} {value} {ordering:?} {other}",
+                            p.name
+                        );
+                    }
+                }
+                if same_value(value, other) {
+                    assert!(equal_keys(p.value_type, other).contains(&key));
+                }
+            }
+        }
+    }
+}

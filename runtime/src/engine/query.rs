@@ -395,7 +395,7 @@ fn holds(op: &Op, item: &Value) -> bool {
 }
 
 /// Numbers numerically; strings (and the datetime family) lexically.
-fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+pub(super) fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
         (Value::String(x), Value::String(y)) => Some(x.cmp(y)),

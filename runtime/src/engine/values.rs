@@ -27,11 +27,13 @@ pub use crate::value_key::{Decoded, decode};
 
 /// The value of a link target as `property` types it, or `None` when it cannot be read as
 /// that type (a link of another shape written by hand: it is left out, never guessed).
+///
+/// Whatever this reads, `pushdown` must look for: its keys of a value cover every target read
+/// as that value (its tests check the two together).
 pub fn read(property: &Property, target: &str) -> Option<Value> {
     let decoded = decode(target);
     match property.value_type {
-        // References are IRIs as written, never literals: equality on them can be pushed down
-        // to the store exactly.
+        // References are IRIs as written, never literals.
         ValueType::Reference => match decoded {
             Decoded::Iri(iri) => Some(iri.into()),
             _ => None,
