@@ -174,8 +174,10 @@ impl<'q> Set<'q> {
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
                 let mut alternatives = Vec::new();
-                let head =
-                    format!("SELECT source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate}");
+                let head = format!(
+                    "SELECT source AS node FROM links{} WHERE perspective = {p1} AND predicate = {predicate}",
+                    d.key_index
+                );
                 if !condition.keys.is_empty() {
                     let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
                     alternatives.push(format!("{head} AND value_key IN ({keys})"));
@@ -294,8 +296,10 @@ mod tests {
         assert_eq!(
             sql,
             "SELECT s.source FROM (SELECT DISTINCT node FROM (\
-             SELECT source AS node FROM links WHERE perspective = ?1 AND predicate = ?2 AND value_key IN (?3) UNION ALL \
-             SELECT source AS node FROM links WHERE perspective = ?1 AND predicate = ?2 AND value_key BETWEEN ?4 AND ?5\
+             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             AND value_key IN (?3) UNION ALL \
+             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             AND value_key BETWEEN ?4 AND ?5\
              ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
              EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \
              (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND target = ?9) OR \

@@ -19,14 +19,19 @@ pub(crate) struct Dialect {
     /// Whether the indexes hold `hashtextextended(target, 0)` rather than `target` (see
     /// [`POSTGRES`]), so that a lookup by target names that expression.
     hashed_target: bool,
+    /// After `FROM links` in a lookup by value key.
+    pub(crate) key_index: &'static str,
 }
 
 /// SQLite: `CROSS JOIN` keeps the matches as the outer loop (a primary-key probe per match, then a
-/// sort of the matches, rather than a walk over every source of the perspective).
+/// sort of the matches, rather than a walk over every source of the perspective). A lookup by value
+/// key names its index: without statistics SQLite prefers to walk an index in source order (for
+/// the `DISTINCT`) over the whole perspective, 100 times slower at 100,000 sources.
 pub(crate) const SQLITE: Dialect = Dialect {
     param: '?',
     join_matches: "CROSS JOIN",
     hashed_target: false,
+    key_index: " INDEXED BY links_predicate_key",
 };
 
 /// PostgreSQL: no `CROSS JOIN ... ON` (its planner picks the join order itself). A btree entry
@@ -36,6 +41,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     param: '$',
     join_matches: "JOIN",
     hashed_target: true,
+    key_index: "",
 };
 
 impl Dialect {
