@@ -21,6 +21,7 @@ pub mod run;
 pub mod store;
 pub mod temporal;
 pub mod types;
+pub mod value_key;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -15,6 +15,7 @@ mod instances;
 mod links;
 mod models;
 mod object;
+mod pushdown;
 mod query;
 mod report;
 mod sparql;
@@ -50,6 +51,10 @@ pub struct Engine {
     /// Classes added with add_model, per perspective, parsed once (shared by every view).
     registered: Arc<Registered>,
     principal: Principal,
+    /// Whether queries narrow their candidates by the value keys of their filters
+    /// ([`pushdown`]); off, a query evaluates every instance of the class (the naive answer the
+    /// differential tests compare with).
+    pushdown: bool,
 }
 
 /// The classes added with add_model, by perspective uuid.
@@ -73,6 +78,16 @@ impl Engine {
             ids,
             registered: Arc::default(),
             principal: Principal::Owner,
+            pushdown: true,
+        }
+    }
+
+    /// The same engine with queries that narrow nothing by value: every instance of the class
+    /// (under the parent) is evaluated. Slower and never different: for tests and measurements.
+    pub fn without_pushdown(&self) -> Engine {
+        Engine {
+            pushdown: false,
+            ..self.acting_for(self.principal.clone())
         }
     }
 
@@ -90,6 +105,7 @@ impl Engine {
             ids: self.ids.clone(),
             registered: self.registered.clone(),
             principal,
+            pushdown: self.pushdown,
         }
     }
 

@@ -1,27 +1,24 @@
 //! instance_query: filters (docs/data-model.md, Filters), paging and order.
 //!
-//! Candidates come from the store (the class marker, `parent`, and equality on references
-//! pushed down exactly); every filter is then evaluated on decoded, typed values, so the
-//! push-down can narrow the candidates but never change the answer.
-//!
-//! Equality on a literal is not pushed down: a value has many spellings (AD4M's `literal://`,
-//! `^^` datatypes, percent-encoding, a string read from a bare IRI), so the canonical target
-//! alone would miss instances, and the last link of a scalar wins, so having a link is not having
-//! the value. Without a filter only the page is read; with one, every candidate's values are
-//! read: one instance at a time for few candidates, else a property at a time over the whole
-//! perspective ([`bulk_values`]).
+//! Candidates come from the store: the class marker, `parent`, and what [`pushdown`] derives
+//! from the filter (value keys of equality, any-of and ranges, and ids), driven from the most
+//! selective. Every filter is then evaluated on decoded, typed values (a value has many
+//! spellings, and the last link of a scalar wins), so the narrowing can never change the
+//! answer. The values a filter needs are read for the candidates alone, a property at a time
+//! (or over the whole perspective when nothing narrowed many candidates: [`bulk_values`]); only
+//! the instances of the page are read whole, and `total_count` counts every match.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
-use shacl_mcp_compiler::model::{Class, Property, ValueType};
+use shacl_mcp_compiler::model::{Class, Property};
 
 use super::Engine;
 use super::error::{Problem, ToolError};
 use super::object::{instance_object, links_of, readable, values_of};
 use super::validate::same_value;
-use super::values;
+use super::{pushdown, values};
 use crate::store::{Link, LinkPattern, Order, ReadTx, SourceQuery, StoreError};
 
 /// Largest page of instance_query and the per-class query and list tools.
@@ -39,7 +36,7 @@ pub struct QueryArgs {
 }
 
 #[derive(Debug)]
-enum Filter {
+pub(super) enum Filter {
     All(Vec<Filter>),
     Any(Vec<Filter>),
     Not(Box<Filter>),
@@ -48,7 +45,7 @@ enum Filter {
 }
 
 #[derive(Debug)]
-enum Op {
+pub(super) enum Op {
     Eq(Value),
     AnyOf(Vec<Value>),
     Cmp(Ordering, bool, Value),
@@ -79,66 +76,36 @@ impl Engine {
                 .iter()
                 .map(|m| (m.predicate.clone(), m.target.clone()))
                 .collect(),
-            any_of: Vec::new(),
             child_of: args.parent.clone(),
+            ..SourceQuery::default()
         };
-        if let Some(f) = &filter {
-            push_down(f, &mut query.any_of);
+        if let (Some(f), true) = (&filter, self.pushdown) {
+            pushdown::narrow(f, &mut query);
         }
         let candidates = tx.sources(perspective, &query, args.order)?;
-        // Every candidate carries the marker (and the parent edge): without a filter each one
-        // is an answer, and only the page is read.
+        let narrowed = !query.keyed.is_empty() || query.among.is_some();
         let mut page = Page::new(offset, limit);
         match &filter {
-            None => {
-                for node in &candidates {
-                    page.push(node, None);
-                }
-            }
+            // Every candidate carries the marker (and the parent edge): each one is an answer.
+            None => candidates.iter().for_each(|node| page.push(node)),
             Some(f) => {
-                let needed = referenced(f);
-                if needed.is_empty() {
-                    // Conditions on `id` alone: no link to read.
-                    for node in &candidates {
-                        if matches(f, node, &|_| None) {
-                            page.push(node, None);
-                        }
-                    }
-                } else if candidates.len() >= BULK_CANDIDATES && query.child_of.is_none() {
-                    let values = bulk_values(&*tx, perspective, &needed, &candidates, BULK_CHUNK)?;
-                    for (i, node) in candidates.iter().enumerate() {
-                        let value_of = |name: &str| {
-                            let p = needed.iter().position(|p| p.name == name)?;
-                            values[p][i].as_ref()
-                        };
-                        if matches(f, node, &value_of) {
-                            page.push(node, None);
-                        }
-                    }
-                } else {
-                    for node in &candidates {
-                        let links = links_of(&*tx, perspective, node)?;
-                        let values = values_of(&class, &links);
-                        if matches(f, node, &|name| values.get(name)) {
-                            page.push(node, Some(links));
-                        }
-                    }
-                }
+                // Narrowed candidates are usually few; many are cheaper read over the perspective.
+                let few = query.child_of.is_some() || (narrowed && candidates.len() < NARROWED_MANY);
+                evaluate(&*tx, perspective, &class, f, &candidates, few, &mut page)?
             }
         }
-        let total = page.total;
-        let mut instances = Vec::with_capacity(page.items.len());
-        for (node, links) in page.items {
-            let links = match links {
-                Some(links) => links,
-                None => links_of(&*tx, perspective, node)?,
-            };
-            instances.push(instance_object(&class, node, &links));
-        }
+        // Only the instances of the page are read whole.
+        let nodes: Vec<String> = page.items.iter().map(|node| node.to_string()).collect();
+        let mut links = links_by_source(tx.links_from(perspective, &nodes, &[])?);
+        let instances: Vec<Value> = page
+            .items
+            .iter()
+            .map(|node| instance_object(&class, node, &links.remove(*node).unwrap_or_default()))
+            .collect();
         Ok(json!({
             "class_name": class.name,
             "count": instances.len(),
-            "total_count": total,
+            "total_count": page.total,
             "instances": instances,
         }))
     }
@@ -153,28 +120,23 @@ pub(crate) fn matching_instances(
     filter_map: &Map<String, Value>,
 ) -> Result<Vec<String>, ToolError> {
     let filter = parse(class, filter_map)?;
-    let mut query = SourceQuery {
+    // A guard on one instance (`"id": "$flow.subject"`) reads that instance, not the class.
+    let among: Option<Vec<String>> = match filter_map.get("id") {
+        Some(Value::String(id)) => Some(vec![id.clone()]),
+        Some(Value::Array(ids)) => ids.iter().map(|id| id.as_str().map(str::to_string)).collect(),
+        _ => None,
+    };
+    let query = SourceQuery {
         all_of: class
             .marker
             .iter()
             .map(|m| (m.predicate.clone(), m.target.clone()))
             .collect(),
-        any_of: Vec::new(),
-        child_of: None,
-    };
-    push_down(&filter, &mut query.any_of);
-    // A guard on one instance (`"id": "$flow.subject"`) reads that instance, not the class.
-    let ids: Option<Vec<&str>> = match filter_map.get("id") {
-        Some(Value::String(id)) => Some(vec![id.as_str()]),
-        Some(Value::Array(ids)) => ids.iter().map(Value::as_str).collect(),
-        _ => None,
+        among,
+        ..SourceQuery::default()
     };
     let mut found = Vec::new();
-    let candidates = tx.sources(perspective, &query, Order::OldestFirst)?;
-    let candidates = candidates
-        .into_iter()
-        .filter(|node| ids.as_ref().is_none_or(|ids| ids.contains(&node.as_str())));
-    for node in candidates {
+    for node in tx.sources(perspective, &query, Order::OldestFirst)? {
         let values = if referenced(&filter).is_empty() {
             HashMap::new()
         } else {
@@ -187,13 +149,75 @@ pub(crate) fn matching_instances(
     Ok(found)
 }
 
+/// Evaluates `f` on every candidate, in order, and pages the matches. The values `f` needs are
+/// read for the candidates alone (`few`: narrowed by the store or under a parent), a property at
+/// a time over the whole perspective when the candidates are many ([`bulk_values`]), or not at
+/// all for conditions on `id` alone.
+fn evaluate<'c>(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    class: &Class,
+    f: &Filter,
+    candidates: &'c [String],
+    few: bool,
+    page: &mut Page<'c>,
+) -> Result<(), StoreError> {
+    let needed = referenced(f);
+    if needed.is_empty() {
+        for node in candidates {
+            if matches(f, node, &|_| None) {
+                page.push(node);
+            }
+        }
+    } else if candidates.len() >= BULK_CANDIDATES && !few {
+        let values = bulk_values(tx, perspective, &needed, candidates, BULK_CHUNK)?;
+        for (i, node) in candidates.iter().enumerate() {
+            let value_of = |name: &str| {
+                let p = needed.iter().position(|p| p.name == name)?;
+                values[p][i].as_ref()
+            };
+            if matches(f, node, &value_of) {
+                page.push(node);
+            }
+        }
+    } else {
+        let paths: Vec<String> = needed.iter().map(|p| p.path.clone()).collect();
+        for chunk in candidates.chunks(CANDIDATES_PER_READ) {
+            let mut links = links_by_source(tx.links_from(perspective, chunk, &paths)?);
+            for node in chunk {
+                let values = values_of(class, &links.remove(node.as_str()).unwrap_or_default());
+                if matches(f, node, &|name| values.get(name)) {
+                    page.push(node);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// From this many narrowed candidates on (with no parent), their values are read over the whole
+/// perspective like those of candidates nothing narrowed.
+const NARROWED_MANY: usize = 20_000;
+
+/// Candidates whose values one `links_from` reads: the links of a chunk are held at once.
+const CANDIDATES_PER_READ: usize = 2_000;
+
+/// Links grouped by their source, each group in the order given.
+fn links_by_source(links: Vec<Link>) -> HashMap<String, Vec<Link>> {
+    let mut by_source: HashMap<String, Vec<Link>> = HashMap::new();
+    for link in links {
+        by_source.entry(link.source.clone()).or_default().push(link);
+    }
+    by_source
+}
+
 /// The answers of one page, and how many there are in all.
 struct Page<'c> {
     offset: u64,
     limit: u64,
     total: u64,
-    /// Each answer of the page, with its links when they were read already.
-    items: Vec<(&'c str, Option<Vec<Link>>)>,
+    /// Each answer of the page.
+    items: Vec<&'c str>,
 }
 
 impl<'c> Page<'c> {
@@ -206,15 +230,15 @@ impl<'c> Page<'c> {
         }
     }
 
-    fn push(&mut self, node: &'c str, links: Option<Vec<Link>>) {
+    fn push(&mut self, node: &'c str) {
         if self.total >= self.offset && (self.items.len() as u64) < self.limit {
-            self.items.push((node, links));
+            self.items.push(node);
         }
         self.total += 1;
     }
 }
 
-/// From this many candidates on (with no parent to narrow them), the values a filter needs are
+/// From this many candidates on (with nothing to narrow them), the values a filter needs are
 /// read a property at a time over the whole perspective, one query per [`BULK_CHUNK`] links,
 /// rather than with one query per candidate.
 const BULK_CANDIDATES: usize = 256;
@@ -370,30 +394,6 @@ fn text(v: &Value) -> String {
     }
 }
 
-/// Equality on references at the top level narrows the candidates in the store: a reference
-/// is stored as its IRI, so the match is exact.
-fn push_down(f: &Filter, any_of: &mut Vec<Vec<(String, String)>>) {
-    match f {
-        Filter::All(parts) => parts.iter().for_each(|p| push_down(p, any_of)),
-        Filter::Cond(Some(p), op) if p.value_type == ValueType::Reference => {
-            let wanted: Vec<&Value> = match op {
-                Op::Eq(v) => vec![v],
-                Op::AnyOf(vs) => vs.iter().collect(),
-                _ => return,
-            };
-            let group = wanted
-                .iter()
-                .filter_map(|v| v.as_str())
-                .map(|iri| (p.path.clone(), iri.to_string()))
-                .collect::<Vec<_>>();
-            if group.len() == wanted.len() {
-                any_of.push(group);
-            }
-        }
-        _ => {}
-    }
-}
-
 fn matches<'v>(f: &Filter, node: &str, value_of: &dyn Fn(&str) -> Option<&'v Value>) -> bool {
     match f {
         Filter::All(parts) => parts.iter().all(|p| matches(p, node, value_of)),
@@ -431,7 +431,7 @@ fn holds(op: &Op, item: &Value) -> bool {
 }
 
 /// Numbers numerically; strings (and the datetime family) lexically.
-fn compare(a: &Value, b: &Value) -> Option<Ordering> {
+pub(super) fn compare(a: &Value, b: &Value) -> Option<Ordering> {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64()?.partial_cmp(&y.as_f64()?),
         (Value::String(x), Value::String(y)) => Some(x.cmp(y)),

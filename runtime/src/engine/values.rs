@@ -23,67 +23,17 @@ pub fn encode(property: &Property, value: &Value) -> String {
     }
 }
 
-/// A scalar decoded from any of AD4M's spellings, before it is typed by a property.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Decoded {
-    String(String),
-    Number(Number),
-    Boolean(bool),
-    /// Not a literal: an IRI (or anything else) taken as written.
-    Iri(String),
-}
-
-/// Reads `literal:string:…`, `literal://string:…`, `literal:number:…`, `literal:boolean:…`,
-/// `literal:1^^xsd:integer`, `literal:true`; anything else is an IRI.
-pub fn decode(target: &str) -> Decoded {
-    let Some(rest) = target.strip_prefix("literal:") else {
-        return Decoded::Iri(target.to_string());
-    };
-    let rest = rest.strip_prefix("//").unwrap_or(rest);
-    if let Some(text) = rest.strip_prefix("string:") {
-        return Decoded::String(percent_decode(text));
-    }
-    if let Some(text) = rest.strip_prefix("number:") {
-        return number(text).map_or_else(|| Decoded::String(text.to_string()), Decoded::Number);
-    }
-    if let Some(text) = rest.strip_prefix("boolean:") {
-        return match text {
-            "true" => Decoded::Boolean(true),
-            "false" => Decoded::Boolean(false),
-            other => Decoded::String(other.to_string()),
-        };
-    }
-    // `literal:1^^xsd:integer`, `literal:true^^xsd:boolean`, `literal:text^^xsd:string`
-    let (value, datatype) = match rest.split_once("^^") {
-        Some((v, t)) => (v, Some(t)),
-        None => (rest, None),
-    };
-    let value = percent_decode(value);
-    let kind = datatype.map(shacl_mcp_compiler::model::local_name);
-    match kind {
-        Some("string") => Decoded::String(value),
-        Some("boolean") | None if value == "true" || value == "false" => Decoded::Boolean(value == "true"),
-        Some(_) | None => number(&value).map_or(Decoded::String(value), Decoded::Number),
-    }
-}
-
-fn number(text: &str) -> Option<Number> {
-    if let Ok(i) = text.parse::<i64>() {
-        return Some(i.into());
-    }
-    text.parse::<f64>()
-        .ok()
-        .filter(|f| f.is_finite())
-        .and_then(Number::from_f64)
-}
+pub use crate::value_key::{Decoded, decode};
 
 /// The value of a link target as `property` types it, or `None` when it cannot be read as
 /// that type (a link of another shape written by hand: it is left out, never guessed).
+///
+/// Whatever this reads, `pushdown` must look for: its keys of a value cover every target read
+/// as that value (its tests check the two together).
 pub fn read(property: &Property, target: &str) -> Option<Value> {
     let decoded = decode(target);
     match property.value_type {
-        // References are IRIs as written, never literals: equality on them can be pushed down
-        // to the store exactly.
+        // References are IRIs as written, never literals.
         ValueType::Reference => match decoded {
             Decoded::Iri(iri) => Some(iri.into()),
             _ => None,
@@ -115,34 +65,6 @@ pub fn read(property: &Property, target: &str) -> Option<Value> {
     }
 }
 
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2]))
-        {
-            out.push(h * 16 + l);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn hex(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
 /// `received` of the validation envelope: `null`, `boolean true`, `number 3`, `string "…"`
 /// (cut at 40 characters with …), `array of N`, `object`.
 pub fn received(v: &Value) -> String {
@@ -164,23 +86,6 @@ pub fn received(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn decodes_every_spelling() {
-        assert_eq!(decode("literal:string:a%20b"), Decoded::String("a b".into()));
-        assert_eq!(decode("literal://string:open"), Decoded::String("open".into()));
-        assert_eq!(decode("literal:number:3"), Decoded::Number(3.into()));
-        assert_eq!(
-            decode("literal:number:3.5"),
-            Decoded::Number(Number::from_f64(3.5).unwrap())
-        );
-        assert_eq!(decode("literal:boolean:false"), Decoded::Boolean(false));
-        assert_eq!(decode("literal:1^^xsd:integer"), Decoded::Number(1.into()));
-        assert_eq!(decode("literal:true"), Decoded::Boolean(true));
-        assert_eq!(decode("literal:hello^^xsd:string"), Decoded::String("hello".into()));
-        assert_eq!(decode("app://x"), Decoded::Iri("app://x".into()));
-        assert_eq!(decode("literal:string:%E2%82%AC%"), Decoded::String("€%".into()));
-    }
 
     #[test]
     fn received_texts() {

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod postgres;
 mod redaction;
 mod signing;
+mod source_sql;
 mod sql;
 pub mod sqlite;
 #[cfg(test)]
@@ -75,7 +76,8 @@ pub enum Order {
 }
 
 /// Which sources to find: those with every `all_of` link, with at least one link of each
-/// `any_of` group, and (with `child_of`) under a parent by `ad4m://has_child`.
+/// `any_of` group, with a link matching each `keyed` condition, among `among`, and (with
+/// `child_of`) under a parent by `ad4m://has_child`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SourceQuery {
     /// `(predicate, target)` links every result has.
@@ -84,6 +86,27 @@ pub struct SourceQuery {
     pub any_of: Vec<Vec<(String, String)>>,
     /// Only sources `s` with a link `(parent, ad4m://has_child, s)`.
     pub child_of: Option<String>,
+    /// Conditions on the value keys of links ([`crate::value_key`]): every result has, for each,
+    /// a link of its predicate whose key matches.
+    pub keyed: Vec<KeyCondition>,
+    /// Only these sources.
+    pub among: Option<Vec<String>>,
+}
+
+/// Links of `predicate` whose value key is one of `keys` or lies in one of `ranges`. With
+/// neither, no link matches.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KeyCondition {
+    pub predicate: String,
+    pub keys: Vec<String>,
+    pub ranges: Vec<KeyRange>,
+}
+
+/// Value keys from `low` to `high`, both included.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyRange {
+    pub low: String,
+    pub high: String,
 }
 
 /// A model (class shape) registered in one perspective with `add_model`.
@@ -159,6 +182,10 @@ pub trait ReadTx {
     /// Sources matching `query`, ordered by each source's first link (timestamp, then seq), reversed
     /// for [`Order::NewestFirst`]. `all_of` and `any_of` empty with no `child_of` means every source.
     fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError>;
+    /// The links out of `sources` (of `predicates` only, unless it is empty), ordered by
+    /// (timestamp, seq) within each source.
+    fn links_from(&self, perspective: &str, sources: &[String], predicates: &[String])
+    -> Result<Vec<Link>, StoreError>;
     /// (timestamp, seq) of the first link out of `source`, if it has any.
     fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError>;
     /// The models of a perspective, in order of first registration.

@@ -12,7 +12,7 @@
 //! Sections (`--only`, default all three):
 //! - `calls`: ping, get_my_did, tools/list, instance_create, instance_get, per-class create
 //!   compiled versus interpreted, and instance_query with a filter matching 1% of each size, limit
-//!   100. Query data is seeded through the server's own `execute_commands` tool, in batches of
+//!   100, and with one matching 100 Tasks of each size (any of 100 titles). Query data is seeded through the server's own `execute_commands` tool, in batches of
 //!   `--batch` instances per call, each instance the very links `instance_create` writes (read
 //!   back from one real create with `query_links`), then checked with a query.
 //! - `idle`: `serve --dna chat.json` over stdio and over HTTP, one handshake and one call, then
@@ -432,6 +432,16 @@ fn query_call(p: &str) -> Call {
     ))
 }
 
+/// A filter matching 100 of `n` seeded Tasks: any of 100 titles spread over them.
+fn hundred_call(p: &str, n: usize) -> Call {
+    let step = (n / 100).max(1);
+    let titles: Vec<String> = (0..n.min(100)).map(|k| format!("q{}", k * step)).collect();
+    Some((
+        "instance_query".into(),
+        json!({ "perspective_id": p, "class_name": "Task", "filter": { "title": titles }, "limit": 100 }),
+    ))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sections.
 
@@ -540,6 +550,19 @@ async fn run_suite(o: &Options, server: &Server, compiled: Option<&Server>, size
                 server,
                 o.query_calls,
                 |_| query_call(&q),
+            )
+            .await,
+        );
+        if let Some((tool, args)) = hundred_call(&q, n) {
+            let r = server.call(&tool, args).await;
+            assert_eq!(r["total_count"].as_u64(), Some(n.min(100) as u64), "{r}");
+        }
+        figures.push(
+            measure(
+                &format!("instance_query filter 100 of {n}, limit 100"),
+                server,
+                o.query_calls,
+                |_| hundred_call(&q, n),
             )
             .await,
         );

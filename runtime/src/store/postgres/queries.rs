@@ -10,6 +10,7 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::client::{PgClient, get};
+use crate::store::source_sql;
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
 
@@ -76,20 +77,7 @@ pub(super) fn links(
         params.len() - 1,
         params.len()
     );
-    conn.query(&sql, &params)?
-        .iter()
-        .map(|row| {
-            Ok(Link {
-                source: get(row, 0)?,
-                predicate: get(row, 1)?,
-                target: get(row, 2)?,
-                author: get(row, 3)?,
-                timestamp: get(row, 4)?,
-                seq: get(row, 5)?,
-                local: get(row, 6)?,
-            })
-        })
-        .collect()
+    conn.query(&sql, &params)?.iter().map(link_row).collect()
 }
 
 pub(super) fn count_links(conn: &PgClient, id: i64, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
@@ -101,14 +89,54 @@ pub(super) fn count_links(conn: &PgClient, id: i64, pattern: LinkPattern<'_>) ->
     Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
 }
 
+/// The sources of `query`, driven from its smallest set ([`source_sql`]).
 pub(super) fn sources(conn: &PgClient, id: i64, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
-    let Some((sql, values)) = sql::sources_sql(query, order, POSTGRES) else {
+    let Some(sets) = source_sql::sets(query) else {
         return Ok(Vec::new());
     };
+    let count = |set: &source_sql::Set<'_>, cap: u64| -> Result<u64, StoreError> {
+        let (sql, values) = source_sql::count_sql(set, cap, POSTGRES);
+        let row = conn.query_one(&sql, &with_perspective(&id, &values))?;
+        Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
+    };
+    let Some(driver) = source_sql::pick_driver(&sets, count)? else {
+        return Ok(Vec::new());
+    };
+    let (sql, values) = source_sql::sources_sql(&sets, driver, order, POSTGRES);
     conn.query(&sql, &with_perspective(&id, &values))?
         .iter()
         .map(|row| get(row, 0))
         .collect()
+}
+
+/// The links out of `sources` (of `predicates` only, unless empty), [`sql::SOURCES_PER_READ`]
+/// sources a statement, ordered by (timestamp, seq) within each source.
+pub(super) fn links_from(
+    conn: &PgClient,
+    id: i64,
+    sources: &[String],
+    predicates: &[String],
+) -> Result<Vec<Link>, StoreError> {
+    let mut links = Vec::new();
+    for chunk in sources.chunks(sql::SOURCES_PER_READ) {
+        let (sql, values) = sql::links_from_sql(chunk, predicates, POSTGRES);
+        for row in conn.query(&sql, &with_perspective(&id, &values))? {
+            links.push(link_row(&row)?);
+        }
+    }
+    Ok(links)
+}
+
+fn link_row(row: &Row) -> Result<Link, StoreError> {
+    Ok(Link {
+        source: get(row, 0)?,
+        predicate: get(row, 1)?,
+        target: get(row, 2)?,
+        author: get(row, 3)?,
+        timestamp: get(row, 4)?,
+        seq: get(row, 5)?,
+        local: get(row, 6)?,
+    })
 }
 
 pub(super) fn first_link(conn: &PgClient, id: i64, source: &str) -> Result<Option<(i64, i64)>, StoreError> {

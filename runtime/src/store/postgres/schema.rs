@@ -5,14 +5,16 @@ use sha2::{Digest, Sha256};
 
 use super::client::{PgClient, get};
 use crate::store::{AuthorKey, StoreError};
+use crate::value_key;
 
 /// The schema version this release writes and reads (the PostgreSQL store's own numbering:
-/// versions 1 and 2 hold the tables of SQLite's 1 and 2, version 3 adds `rate_events`).
-pub const SCHEMA_VERSION: i64 = 3;
+/// versions 1 and 2 hold the tables of SQLite's 1 and 2, version 3 adds `rate_events`, version 4
+/// SQLite's 3: `links.value_key`).
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
 
 /// The tables of SQLite's version 1. `timestamp` and `seq` are microseconds and sequence numbers
 /// (BIGINT). A btree entry holds at most 2704 bytes: `target` may be a long literal, so the
@@ -101,6 +103,20 @@ CREATE TABLE rate_events (
 );
 CREATE INDEX rate_events_key_at ON rate_events(key, at);
 ";
+
+/// The value key of every link ([`crate::value_key`]), as SQLite's version 3. `COLLATE "C"`:
+/// keys compare byte by byte, as Rust and SQLite compare them, so ranges over keys are the
+/// same on both stores. Links written before get their keys from [`backfill_value_keys`].
+const V4: &str = "
+ALTER TABLE links ADD COLUMN value_key TEXT COLLATE \"C\";
+CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);
+";
+
+/// The version whose migration adds `links.value_key`.
+const VALUE_KEY_VERSION: usize = 4;
+
+/// Links whose keys one statement of the backfill fills in.
+const BACKFILL_BATCH: i64 = 10_000;
 
 const VERSION_KEY: &str = "schema_version";
 const NODE_KEY: &str = "node_key";
@@ -196,8 +212,11 @@ pub(super) fn migrate(conn: &PgClient, scope: &Scope, create: bool) -> Result<Au
         });
     }
     let from = usize::try_from(found).map_err(|_| StoreError::Database(format!("bad schema version {found}")))?;
-    for migration in &MIGRATIONS[from..] {
+    for (version, migration) in MIGRATIONS.iter().enumerate().skip(from) {
         conn.batch(migration)?;
+        if version + 1 == VALUE_KEY_VERSION {
+            backfill_value_keys(conn)?;
+        }
     }
     if from < MIGRATIONS.len() {
         write_meta(conn, VERSION_KEY, SCHEMA_VERSION.to_string().as_bytes())?;
@@ -213,6 +232,33 @@ pub(super) fn migrate(conn: &PgClient, scope: &Scope, create: bool) -> Result<Au
     };
     conn.batch("COMMIT")?;
     Ok(key)
+}
+
+/// Computes the value key of every link that has none (the links of a database from before
+/// [`VALUE_KEY_VERSION`]), a batch at a time in id order.
+fn backfill_value_keys(conn: &PgClient) -> Result<(), StoreError> {
+    let mut after = i64::MIN;
+    loop {
+        let rows = conn.query(
+            "SELECT id, target FROM links WHERE value_key IS NULL AND id > $1 ORDER BY id LIMIT $2",
+            &[&after, &BACKFILL_BATCH],
+        )?;
+        let Some(last) = rows.last() else {
+            return Ok(());
+        };
+        after = get(last, 0)?;
+        let mut ids: Vec<i64> = Vec::with_capacity(rows.len());
+        let mut keys: Vec<String> = Vec::with_capacity(rows.len());
+        for row in &rows {
+            ids.push(get(row, 0)?);
+            keys.push(value_key::key(&get::<String>(row, 1)?));
+        }
+        conn.execute(
+            "UPDATE links SET value_key = k.key FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::text[]) AS key) AS k \
+             WHERE links.id = k.id",
+            &[&ids, &keys],
+        )?;
+    }
 }
 
 fn read_meta(conn: &PgClient, key: &str) -> Result<Option<Vec<u8>>, StoreError> {

@@ -41,6 +41,7 @@ use crate::store::{
     AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
     WalState, WriteTx,
 };
+use crate::value_key;
 
 /// The perspectives a transaction has looked up, by uuid: row id and row, or `None` for one that
 /// does not exist (module docs).
@@ -238,6 +239,19 @@ macro_rules! reads_through_conn {
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
                 queries::sources(self.conn(), self.perspective_id(perspective)?, query, order)
             }
+            fn links_from(
+                &self,
+                perspective: &str,
+                sources: &[String],
+                predicates: &[String],
+            ) -> Result<Vec<Link>, StoreError> {
+                queries::links_from(
+                    self.conn(),
+                    self.perspective_id(perspective)?,
+                    sources,
+                    predicates,
+                )
+            }
             fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
                 queries::first_link(self.conn(), self.perspective_id(perspective)?, source)
             }
@@ -300,8 +314,8 @@ impl WriteTx for PgWriteTx<'_> {
         // (timestamp, seq), should a clock ever step back.
         self.conn.execute(
             "WITH link AS (\
-                 INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)) \
+                 INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
+                 value_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) \
              INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
              ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
              WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
@@ -316,6 +330,7 @@ impl WriteTx for PgWriteTx<'_> {
                 &link.local,
                 &tx,
                 &&hash[..],
+                &value_key::key(&link.target),
             ],
         )?;
         self.signer.signed(&hash);

@@ -11,6 +11,11 @@ use crate::store::StoreError;
 
 /// Read connections kept open for reuse; more are opened when all are busy, and closed after.
 const IDLE_READERS: usize = 4;
+/// Page cache of each read connection, in KiB (SQLite's default is 2 MiB). A query narrowed to
+/// 1,000 of 100,000 instances probes rows on some 2,000 pages; with the default cache every query
+/// copied them from the operating system again (a third of its time). Pages are cached as they
+/// are read, so an idle store does not grow.
+const READ_CACHE_KIB: i64 = 32 * 1024;
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Locks a mutex, recovering it when a panicking thread poisoned it: every transaction ends
@@ -95,6 +100,7 @@ impl ReadPool {
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         conn.pragma_update(None, "query_only", "ON")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
+        conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
         Ok(conn)
     }
 

@@ -5,6 +5,7 @@
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row};
 
+use crate::store::source_sql;
 use crate::store::sql::{self, SQLITE};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
 
@@ -72,17 +73,7 @@ pub(super) fn links(
         params.len()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map(&*params, |row| {
-        Ok(Link {
-            source: row.get(0)?,
-            predicate: row.get(1)?,
-            target: row.get(2)?,
-            author: row.get(3)?,
-            timestamp: row.get(4)?,
-            seq: row.get(5)?,
-            local: row.get(6)?,
-        })
-    })?;
+    let rows = stmt.query_map(&*params, link_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -96,12 +87,7 @@ pub(super) fn count_links(conn: &Connection, perspective: &str, pattern: LinkPat
     Ok(u64::try_from(count).unwrap_or(0))
 }
 
-/// The SQL of [`sources`] and its text parameters after `?1` (the perspective's row id); `None`
-/// when an empty `any_of` group makes the answer empty.
-pub(super) fn sources_sql(query: &SourceQuery, order: Order) -> Option<(String, Vec<&str>)> {
-    sql::sources_sql(query, order, SQLITE)
-}
-
+/// The sources of `query`, driven from its smallest set ([`source_sql`]).
 pub(super) fn sources(
     conn: &Connection,
     perspective: &str,
@@ -109,13 +95,57 @@ pub(super) fn sources(
     order: Order,
 ) -> Result<Vec<String>, StoreError> {
     let id = perspective_id(conn, perspective)?;
-    let Some((sql, values)) = sources_sql(query, order) else {
+    let Some(sets) = source_sql::sets(query) else {
         return Ok(Vec::new());
     };
+    let count = |set: &source_sql::Set<'_>, cap: u64| -> Result<u64, StoreError> {
+        let (sql, values) = source_sql::count_sql(set, cap, SQLITE);
+        let params = with_perspective(&id, &values);
+        let n: i64 = conn.prepare_cached(&sql)?.query_row(&*params, |row| row.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    };
+    let Some(driver) = source_sql::pick_driver(&sets, count)? else {
+        return Ok(Vec::new());
+    };
+    let (sql, values) = source_sql::sources_sql(&sets, driver, order, SQLITE);
     let params = with_perspective(&id, &values);
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(&*params, |row| row.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The links out of `sources` (of `predicates` only, unless empty), [`sql::SOURCES_PER_READ`]
+/// sources a statement, ordered by (timestamp, seq) within each source.
+pub(super) fn links_from(
+    conn: &Connection,
+    perspective: &str,
+    sources: &[String],
+    predicates: &[String],
+) -> Result<Vec<Link>, StoreError> {
+    let id = perspective_id(conn, perspective)?;
+    let mut links = Vec::new();
+    for chunk in sources.chunks(sql::SOURCES_PER_READ) {
+        let (sql, values) = sql::links_from_sql(chunk, predicates, SQLITE);
+        let params = with_perspective(&id, &values);
+        let mut stmt = conn.prepare_cached(&sql)?;
+        let rows = stmt.query_map(&*params, link_row)?;
+        for link in rows {
+            links.push(link?);
+        }
+    }
+    Ok(links)
+}
+
+fn link_row(row: &Row<'_>) -> rusqlite::Result<Link> {
+    Ok(Link {
+        source: row.get(0)?,
+        predicate: row.get(1)?,
+        target: row.get(2)?,
+        author: row.get(3)?,
+        timestamp: row.get(4)?,
+        seq: row.get(5)?,
+        local: row.get(6)?,
+    })
 }
 
 pub(super) fn first_link(conn: &Connection, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {

@@ -3,13 +3,14 @@
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::store::{AuthorKey, StoreError};
+use crate::value_key;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -86,6 +87,17 @@ CREATE TABLE email_codes (
 ) WITHOUT ROWID;
 ";
 
+/// The value key of every link ([`crate::value_key`]), indexed by predicate so that filters on
+/// values narrow their candidates in the store. The keys of links written before are filled in
+/// by [`backfill_value_keys`] in the same transaction.
+const V3: &str = "
+ALTER TABLE links ADD COLUMN value_key TEXT;
+CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);
+";
+
+/// The version whose migration adds `links.value_key`.
+const VALUE_KEY_VERSION: usize = 3;
+
 const VERSION_KEY: &str = "schema_version";
 const NODE_KEY: &str = "node_key";
 
@@ -105,8 +117,11 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<AuthorKey, StoreError> {
         });
     }
     let from = usize::try_from(found).map_err(|_| StoreError::Database(format!("bad schema version {found}")))?;
-    for migration in &MIGRATIONS[from..] {
+    for (version, migration) in MIGRATIONS.iter().enumerate().skip(from) {
         tx.execute_batch(migration)?;
+        if version + 1 == VALUE_KEY_VERSION {
+            backfill_value_keys(&tx)?;
+        }
     }
     if from < MIGRATIONS.len() {
         tx.execute(
@@ -131,4 +146,17 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<AuthorKey, StoreError> {
     };
     tx.commit()?;
     Ok(key)
+}
+
+/// Computes the value key of every link that has none (the links of a database from before
+/// [`VALUE_KEY_VERSION`]).
+fn backfill_value_keys(tx: &rusqlite::Transaction<'_>) -> Result<(), StoreError> {
+    let mut read = tx.prepare("SELECT id, target FROM links WHERE value_key IS NULL")?;
+    let mut write = tx.prepare("UPDATE links SET value_key = ?2 WHERE id = ?1")?;
+    let rows = read.query_map([], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (id, target) = row?;
+        write.execute((id, value_key::key(&target)))?;
+    }
+    Ok(())
 }

@@ -14,6 +14,7 @@ use crate::store::{
     AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
     WalState, WriteTx,
 };
+use crate::value_key;
 
 enum ReadConn<'a> {
     Pooled(Option<Connection>, &'a ReadPool),
@@ -179,6 +180,14 @@ macro_rules! reads_through_conn {
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
                 queries::sources(self.conn(), perspective, query, order)
             }
+            fn links_from(
+                &self,
+                perspective: &str,
+                sources: &[String],
+                predicates: &[String],
+            ) -> Result<Vec<Link>, StoreError> {
+                queries::links_from(self.conn(), perspective, sources, predicates)
+            }
             fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
                 queries::first_link(self.conn(), perspective, source)
             }
@@ -225,8 +234,8 @@ impl WriteTx for SqliteWriteTx<'_> {
         let (link, hash) = self.signer.prepare(perspective, link, seq);
         self.conn
             .prepare_cached(
-                "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
+             value_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?
             .execute((
                 seq,
@@ -239,6 +248,7 @@ impl WriteTx for SqliteWriteTx<'_> {
                 link.local,
                 tx,
                 &hash[..],
+                value_key::key(&link.target),
             ))?;
         // Keeps the earliest (timestamp, seq), should a clock ever step back.
         self.conn.prepare_cached(

@@ -213,6 +213,7 @@ pub(crate) fn injection_looking_values_are_plain_values(fixture: &dyn Fixture) {
         all_of: vec![(evil.into(), evil.into())],
         any_of: vec![vec![(evil.into(), evil.into())]],
         child_of: None,
+        ..Default::default()
     };
     assert_eq!(read.sources(evil, &query, Order::OldestFirst).unwrap(), [evil]);
     assert_eq!(

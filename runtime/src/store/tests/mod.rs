@@ -6,6 +6,7 @@ pub(crate) mod erase;
 pub(crate) mod links;
 pub(crate) mod sources;
 pub(crate) mod users;
+pub(crate) mod value_keys;
 
 use std::sync::Arc;
 
@@ -31,6 +32,8 @@ pub(crate) trait Fixture {
     fn blob_literal(&self, bytes: &[u8]) -> String;
     /// Whether text may hold U+0000 (PostgreSQL's cannot).
     fn text_holds_nul(&self) -> bool;
+    /// SQL that takes a store back to the schema version before `links.value_key`.
+    fn downgrade_before_value_keys_sql(&self) -> String;
 }
 
 /// Instantiates every shared case as a `#[test]` over `$fixture`, an expression giving an
@@ -57,6 +60,8 @@ macro_rules! store_cases {
             sources::long_values_are_found,
             users::users_keys_and_codes,
             users::a_users_links_are_signed_with_their_key,
+            value_keys::keys_find_every_spelling,
+            value_keys::a_database_from_before_value_keys_migrates,
         );
     };
     (@cases $fixture:expr; $($module:ident :: $case:ident),* $(,)?) => {

@@ -104,6 +104,12 @@ impl Fixture for PgFixture {
     fn text_holds_nul(&self) -> bool {
         false
     }
+
+    fn downgrade_before_value_keys_sql(&self) -> String {
+        "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+         UPDATE meta SET value = convert_to('3', 'UTF8') WHERE key = 'schema_version';"
+            .into()
+    }
 }
 
 impl Drop for PgFixture {

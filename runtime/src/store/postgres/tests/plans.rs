@@ -5,7 +5,7 @@ use tokio_postgres::types::ToSql;
 use super::*;
 use crate::store::sql::{self, POSTGRES};
 use crate::store::tests::{clock, seed};
-use crate::store::{LinkPattern, Order, SourceQuery};
+use crate::store::{KeyCondition, KeyRange, LinkPattern, Order, SourceQuery, source_sql};
 
 /// The plan of `sql` with `params`, sequential scans priced out: one that remains has no index
 /// to use instead.
@@ -28,15 +28,27 @@ fn queries_use_indexes() {
         all_of: vec![("p".into(), "t".into())],
         any_of: vec![vec![("a".into(), "1".into()), ("a".into(), "2".into())]],
         child_of: Some("parent".into()),
+        keyed: vec![KeyCondition {
+            predicate: "k".into(),
+            keys: vec!["s:x".into(), "i:x".into()],
+            ranges: vec![KeyRange {
+                low: "n:".into(),
+                high: "n;".into(),
+            }],
+        }],
+        among: Some(vec!["a".into(), "b".into()]),
     };
-    let only_all_of = SourceQuery {
-        all_of: vec![("p".into(), "t".into())],
-        ..Default::default()
-    };
-    let every = SourceQuery::default();
-    for query in [&full, &only_all_of, &every] {
-        statements.push(sql::sources_sql(query, Order::NewestFirst, POSTGRES).unwrap());
+    let sets = source_sql::sets(&full).unwrap();
+    // Whichever set drives (and with none), every step goes through an index.
+    for driver in 0..=sets.len() {
+        statements.push(source_sql::sources_sql(&sets, driver, Order::NewestFirst, POSTGRES));
     }
+    for set in &sets {
+        statements.push(source_sql::count_sql(set, 10, POSTGRES));
+    }
+    let (sources, predicates) = (["a".to_string(), "b".to_string()], ["p".to_string()]);
+    statements.push(sql::links_from_sql(&sources, &predicates, POSTGRES));
+    statements.push(sql::links_from_sql(&sources, &[], POSTGRES));
     let patterns = [
         LinkPattern {
             source: Some("s"),

@@ -49,6 +49,12 @@ impl Fixture for SqliteFixture {
     fn text_holds_nul(&self) -> bool {
         true
     }
+
+    fn downgrade_before_value_keys_sql(&self) -> String {
+        "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+         UPDATE meta SET value = 2 WHERE key = 'schema_version';"
+            .into()
+    }
 }
 
 impl TestStore for SqliteStore {

@@ -1,4 +1,4 @@
-//! The migration from schema version 1 to 2.
+//! The migration from schema version 1 to 2 (and on to the latest).
 
 use super::*;
 use crate::store::tests::users::new_user;
@@ -12,7 +12,8 @@ fn a_version_1_database_migrates_to_2() {
     {
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP TABLE users; DROP TABLE email_codes; UPDATE meta SET value = 1 WHERE key = 'schema_version';",
+            "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+             DROP TABLE users; DROP TABLE email_codes; UPDATE meta SET value = 1 WHERE key = 'schema_version';",
         )
         .unwrap();
     }
@@ -21,7 +22,7 @@ fn a_version_1_database_migrates_to_2() {
     let version: i64 = lock_writer(&store)
         .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, 2);
+    assert_eq!(version, SCHEMA_VERSION);
     let key = AuthorKey::generate().unwrap();
     assert!(store.add_user(&new_user("ada@example.org", &key)).unwrap());
 }

@@ -1,0 +1,351 @@
+//! The SQL of `ReadTx::sources`, driven from its most selective condition.
+//!
+//! Each condition of a [`SourceQuery`] is a set of sources ([`Set`]). One set, the driver, is
+//! read through its index; every other is checked on the driver's rows with an `EXISTS` probe
+//! (a source's links are indexed by (perspective, source, predicate)). A store counts each set up
+//! to a cap ([`count_sql`]) and drives from the smallest ([`pick_driver`]), so a filter matching
+//! 100 of a million sources reads about 100 rows, whatever the class marker matches.
+//!
+//! Every value from a caller is a bound parameter; only fixed SQL text (and the cap, a number)
+//! is spliced. The builders return the SQL and the text parameters that follow the perspective's
+//! row id (always parameter 1).
+
+use crate::store::sql::{Dialect, HAS_CHILD};
+use crate::store::{KeyCondition, Order, SourceQuery};
+
+/// Most rows a count reads: beyond it a set is simply large (and planning stays cheap).
+pub(crate) const COUNT_CAP: u64 = 10_000;
+
+/// One condition of a [`SourceQuery`], as a set of sources.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Set<'q> {
+    /// Sources with a `(predicate, target)` link.
+    Link(&'q str, &'q str),
+    /// Sources with a link of the group.
+    AnyLink(&'q [(String, String)]),
+    /// Sources with a link whose value key matches.
+    Keyed(&'q KeyCondition),
+    /// Sources under a parent.
+    Child(&'q str),
+    /// These sources.
+    Among(&'q [String]),
+}
+
+/// The sets of `query`, those likely smallest first; `None` when one is empty for sure (an empty
+/// `any_of` group, no key to match, no source among), and so is the answer.
+pub(crate) fn sets(query: &SourceQuery) -> Option<Vec<Set<'_>>> {
+    let mut sets = Vec::new();
+    if let Some(among) = &query.among {
+        if among.is_empty() {
+            return None;
+        }
+        sets.push(Set::Among(among));
+    }
+    for condition in &query.keyed {
+        if condition.keys.is_empty() && condition.ranges.is_empty() {
+            return None;
+        }
+        sets.push(Set::Keyed(condition));
+    }
+    if let Some(parent) = &query.child_of {
+        sets.push(Set::Child(parent));
+    }
+    for group in &query.any_of {
+        if group.is_empty() {
+            return None;
+        }
+        sets.push(Set::AnyLink(group));
+    }
+    for (predicate, target) in &query.all_of {
+        sets.push(Set::Link(predicate, target));
+    }
+    Some(sets)
+}
+
+/// The index of the smallest set, given `count(set, cap)`: how many rows the set has, read up to
+/// `cap`. Sets are counted in order, each up to the smallest count so far; `Ok(None)` when a set
+/// is empty (and so is the answer).
+pub(crate) fn pick_driver<E>(
+    sets: &[Set<'_>],
+    mut count: impl FnMut(&Set<'_>, u64) -> Result<u64, E>,
+) -> Result<Option<usize>, E> {
+    if sets.len() < 2 {
+        return Ok(Some(0));
+    }
+    let (mut best, mut best_count) = (0, COUNT_CAP + 1);
+    for (i, set) in sets.iter().enumerate() {
+        let n = match set {
+            Set::Among(among) => among.len() as u64,
+            _ => count(set, best_count.min(COUNT_CAP))?,
+        };
+        if n == 0 {
+            return Ok(None);
+        }
+        if n < best_count {
+            (best, best_count) = (i, n);
+        }
+    }
+    Ok(Some(best))
+}
+
+/// The SQL of `ReadTx::sources` driven from `sets[driver]`, and its parameters after the
+/// perspective's.
+pub(crate) fn sources_sql<'q>(
+    sets: &[Set<'q>],
+    driver: usize,
+    order: Order,
+    dialect: Dialect,
+) -> (String, Vec<&'q str>) {
+    let direction = match order {
+        Order::OldestFirst => "ASC",
+        Order::NewestFirst => "DESC",
+    };
+    let p1 = dialect.param(1);
+    let mut params = Vec::new();
+    let Some(first) = sets.get(driver) else {
+        let sql = format!(
+            "SELECT source FROM sources WHERE perspective = {p1} ORDER BY first_ts {direction}, first_seq {direction}"
+        );
+        return (sql, params);
+    };
+    let rows = first.rows(dialect, &mut params);
+    let checks: Vec<String> = sets
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != driver)
+        .map(|(_, set)| set.holds(dialect, &mut params))
+        .collect();
+    let filter = if checks.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", checks.join(" AND "))
+    };
+    let sql = format!(
+        "SELECT s.source FROM ({rows}) AS m {} sources AS s ON s.perspective = {p1} AND s.source = m.node{filter} \
+         ORDER BY s.first_ts {direction}, s.first_seq {direction}",
+        dialect.join_matches
+    );
+    (sql, params)
+}
+
+/// How many rows `set` has, read up to `cap`, and the parameters after the perspective's.
+pub(crate) fn count_sql<'q>(set: &Set<'q>, cap: u64, dialect: Dialect) -> (String, Vec<&'q str>) {
+    let mut params = Vec::new();
+    let rows = set.rows(dialect, &mut params);
+    (format!("SELECT COUNT(*) FROM ({rows} LIMIT {cap}) AS c"), params)
+}
+
+/// Appends `value` to the parameters and names it.
+fn bind<'q>(dialect: Dialect, params: &mut Vec<&'q str>, value: &'q str) -> String {
+    params.push(value);
+    dialect.param(params.len() + 1)
+}
+
+/// `a, b, c`: the parameters of an `IN` list.
+fn bind_all<'q>(dialect: Dialect, params: &mut Vec<&'q str>, values: impl IntoIterator<Item = &'q str>) -> String {
+    values
+        .into_iter()
+        .map(|v| bind(dialect, params, v))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl<'q> Set<'q> {
+    /// `SELECT … AS node`: the sources of the set, through an index.
+    fn rows(&self, d: Dialect, params: &mut Vec<&'q str>) -> String {
+        let p1 = d.param(1);
+        match *self {
+            Set::Link(predicate, target) => {
+                let predicate = bind(d, params, predicate);
+                let target = bind(d, params, target);
+                format!(
+                    "SELECT DISTINCT source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
+                    d.equals_expr("target", &target)
+                )
+            }
+            Set::AnyLink(group) => {
+                let alternatives: Vec<String> = group
+                    .iter()
+                    .map(|(predicate, target)| Set::Link(predicate, target).rows(d, params))
+                    .collect();
+                // PostgreSQL before 16 wants a name for every subquery in FROM.
+                format!("SELECT node FROM ({}) AS any_of", alternatives.join(" UNION "))
+            }
+            Set::Keyed(condition) => {
+                let predicate = bind(d, params, &condition.predicate);
+                let mut alternatives = Vec::new();
+                let head = format!(
+                    "SELECT source AS node FROM links{} WHERE perspective = {p1} AND predicate = {predicate}",
+                    d.key_index
+                );
+                if !condition.keys.is_empty() {
+                    let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
+                    alternatives.push(format!("{head} AND value_key IN ({keys})"));
+                }
+                for range in &condition.ranges {
+                    let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
+                    alternatives.push(format!("{head} AND value_key BETWEEN {low} AND {high}"));
+                }
+                format!(
+                    "SELECT DISTINCT node FROM ({}) AS keyed",
+                    alternatives.join(" UNION ALL ")
+                )
+            }
+            Set::Child(parent) => {
+                let parent = bind(d, params, parent);
+                let has_child = bind(d, params, HAS_CHILD);
+                format!(
+                    "SELECT DISTINCT target AS node FROM links WHERE perspective = {p1} AND source = {parent} \
+                     AND predicate = {has_child}"
+                )
+            }
+            Set::Among(among) => {
+                let among = bind_all(d, params, among.iter().map(String::as_str));
+                format!("SELECT source AS node FROM sources WHERE perspective = {p1} AND source IN ({among})")
+            }
+        }
+    }
+
+    /// A condition on `s.source` (a row of `sources`): that the set holds it, by an index probe.
+    fn holds(&self, d: Dialect, params: &mut Vec<&'q str>) -> String {
+        let p1 = d.param(1);
+        let links_of_s = format!("SELECT 1 FROM links WHERE perspective = {p1} AND source = s.source");
+        match *self {
+            Set::Link(predicate, target) => {
+                let predicate = bind(d, params, predicate);
+                let target = bind(d, params, target);
+                format!(
+                    "EXISTS ({links_of_s} AND predicate = {predicate} AND {})",
+                    d.equals_expr("target", &target)
+                )
+            }
+            Set::AnyLink(group) => {
+                let alternatives: Vec<String> = group
+                    .iter()
+                    .map(|(predicate, target)| Set::Link(predicate, target).holds(d, params))
+                    .collect();
+                format!("({})", alternatives.join(" OR "))
+            }
+            Set::Keyed(condition) => {
+                let predicate = bind(d, params, &condition.predicate);
+                let mut alternatives = Vec::new();
+                if !condition.keys.is_empty() {
+                    let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
+                    alternatives.push(format!("value_key IN ({keys})"));
+                }
+                for range in &condition.ranges {
+                    let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
+                    alternatives.push(format!("value_key BETWEEN {low} AND {high}"));
+                }
+                format!(
+                    "EXISTS ({links_of_s} AND predicate = {predicate} AND ({}))",
+                    alternatives.join(" OR ")
+                )
+            }
+            Set::Child(parent) => {
+                let parent = bind(d, params, parent);
+                let has_child = bind(d, params, HAS_CHILD);
+                format!(
+                    "EXISTS (SELECT 1 FROM links WHERE perspective = {p1} AND source = {parent} AND predicate = {has_child} \
+                     AND {})",
+                    d.equals_expr("target", "s.source")
+                )
+            }
+            Set::Among(among) => {
+                let among = bind_all(d, params, among.iter().map(String::as_str));
+                format!("s.source IN ({among})")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::KeyRange;
+    use crate::store::sql::{POSTGRES, SQLITE};
+
+    fn query() -> SourceQuery {
+        SourceQuery {
+            all_of: vec![("p".into(), "t".into())],
+            any_of: vec![vec![("a".into(), "1".into()), ("a".into(), "2".into())]],
+            child_of: Some("parent".into()),
+            keyed: vec![KeyCondition {
+                predicate: "k".into(),
+                keys: vec!["s:x".into()],
+                ranges: vec![KeyRange {
+                    low: "n:".into(),
+                    high: "n;".into(),
+                }],
+            }],
+            among: None,
+        }
+    }
+
+    #[test]
+    fn sqlite_sources_sql_reads_like_this() {
+        let query = query();
+        let sets = sets(&query).unwrap();
+        let (sql, params) = sources_sql(&sets, 0, Order::NewestFirst, SQLITE);
+        assert_eq!(
+            params,
+            [
+                "k", "s:x", "n:", "n;", "parent", HAS_CHILD, "a", "1", "a", "2", "p", "t"
+            ]
+        );
+        assert_eq!(
+            sql,
+            "SELECT s.source FROM (SELECT DISTINCT node FROM (\
+             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             AND value_key IN (?3) UNION ALL \
+             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             AND value_key BETWEEN ?4 AND ?5\
+             ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \
+             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND target = ?9) OR \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND target = ?11)) AND \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND target = ?13) \
+             ORDER BY s.first_ts DESC, s.first_seq DESC"
+        );
+    }
+
+    #[test]
+    fn postgres_checks_targets_through_their_hash() {
+        let query = SourceQuery {
+            child_of: Some("parent".into()),
+            all_of: vec![("p".into(), "t".into())],
+            ..Default::default()
+        };
+        let sets = sets(&query).unwrap();
+        let (sql, params) = sources_sql(&sets, 1, Order::OldestFirst, POSTGRES);
+        assert_eq!(params, ["p", "t", "parent", HAS_CHILD]);
+        assert_eq!(
+            sql,
+            "SELECT s.source FROM (SELECT DISTINCT source AS node FROM links WHERE perspective = $1 AND predicate = $2 \
+             AND hashtextextended(target, 0) = hashtextextended($3, 0) AND target = $3) AS m \
+             JOIN sources AS s ON s.perspective = $1 AND s.source = m.node WHERE \
+             EXISTS (SELECT 1 FROM links WHERE perspective = $1 AND source = $4 AND predicate = $5 \
+             AND hashtextextended(target, 0) = hashtextextended(s.source, 0) AND target = s.source) \
+             ORDER BY s.first_ts ASC, s.first_seq ASC"
+        );
+    }
+
+    #[test]
+    fn the_smallest_set_drives_and_an_empty_one_ends_the_query() {
+        let query = query();
+        let sets = sets(&query).unwrap();
+        let sizes = [50, 7, 9, 1_000];
+        let driver = pick_driver(&sets, |set, cap| {
+            let i = sets.iter().position(|s| std::ptr::eq(s, set)).unwrap();
+            Ok::<_, ()>(sizes[i].min(cap))
+        });
+        assert_eq!(driver, Ok(Some(1)));
+        let empty = pick_driver(&sets, |_, _| Ok::<_, ()>(0));
+        assert_eq!(empty, Ok(None));
+        let no_keys = SourceQuery {
+            keyed: vec![KeyCondition::default()],
+            ..Default::default()
+        };
+        assert!(super::sets(&no_keys).is_none());
+    }
+}
