@@ -136,8 +136,10 @@ def binary_version() -> str:
     import subprocess
 
     out = subprocess.run([str(BIN), "--version"], capture_output=True, text=True, check=True).stdout
-    name, version = out.split()
+    # `shacl-mcp 0.1.0`, and ` (commit 1a2b3c4d5e6f)` when the build knew its commit.
+    name, version, *commit = out.split()
     assert name == "shacl-mcp"
+    assert not commit or re.fullmatch(r"\(commit [0-9a-f]{12}\)", " ".join(commit)), out
     return version
 
 
