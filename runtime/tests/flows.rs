@@ -22,6 +22,18 @@ fn text(v: &Value) -> String {
     serde_json::to_string(v).unwrap()
 }
 
+/// A user ("Ada") acting on the node beside its owner, and a perspective of her own: the set-up
+/// of every test with two agents (multi-user mode keeps a user's perspectives to herself, so the
+/// second agent is the owner).
+fn ada_and_her_perspective(admin: &Engine) -> (Engine, String) {
+    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
+    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    (ada, p)
+}
+
 #[test]
 fn zoo_feeding_transcript() {
     let s = setup(&["zoo.json"]);
@@ -297,11 +309,7 @@ fn a_step_that_breaks_a_shape_writes_nothing_and_says_every_reason() {
 fn consensus_of_two_agents() {
     let s = setup(&["tasks-flow.json"]);
     let admin = &s.engine;
-    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
-    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (ada, p) = ada_and_her_perspective(admin);
     let mut title = serde_json::Map::new();
     title.insert("title".into(), json!("Ship it"));
     let task = ada.instance_create(&p, "Task", &title, None, None).unwrap()["base_uri"]
@@ -480,11 +488,7 @@ fn describe_perspective_lists_each_class_s_flows() {
 fn proposals_from_an_earlier_visit_no_longer_count() {
     let s = setup(&["tasks-flow.json"]);
     let admin = &s.engine;
-    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
-    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (ada, p) = ada_and_her_perspective(admin);
     let cycle = json!({ "name": "Cycle", "namespace": "app://", "input_types": ["any"],
         "states": [ { "name": "a", "value": 0 }, { "name": "b", "value": 1, "consensus": { "n": 2 } } ],
         "transitions": [
@@ -711,11 +715,7 @@ fn a_step_may_not_break_a_reference_to_its_subject() {
 fn a_proposal_counts_while_its_author_is_in_the_role() {
     let s = setup(&["tasks-flow.json"]);
     let admin = &s.engine;
-    let ada = admin.as_user(Arc::new(AuthorKey::generate().unwrap()));
-    let p = ada.add_perspective("Ada's").unwrap()["uuid"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (ada, p) = ada_and_her_perspective(admin);
     // Reviewers: the DIDs written in comments about the task.
     let review = json!({ "name": "Review", "namespace": "todo://", "input_types": ["Task"],
         "states": [ { "name": "open", "value": 0 },
