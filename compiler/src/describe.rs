@@ -9,9 +9,11 @@ use crate::model::{Class, Property};
 pub const USAGE: &str = "Pass a class's `name` as `class_name` to the instance tools (instance_create, instance_query, \
      instance_get, instance_update, instance_add_to_collection, instance_remove_from_collection, instance_remove). \
      Property names are the keys of `properties` and of `filter`; required properties must be given on create; \
-     read_only properties cannot be written. validate_perspective reports what does not conform; \
-     get_documentation (topic data-model, tools or errors) explains values, filters, every tool and every \
-     refusal.";
+     read_only properties cannot be written. sparql_query answers what instance_query cannot (joins across \
+     classes, paths, aggregates); changes_since lists the instances any writer changed after a cursor (keep the \
+     cursor it answers), and resources/subscribe on this perspective's resource notifies of each change. \
+     validate_perspective reports what does not conform; get_documentation (topic data-model, tools, errors or \
+     sparql) explains values, filters, every tool and every refusal.";
 
 /// One class as describe_perspective lists it; class markers are hidden.
 pub fn class_json(class: &Class) -> Value {

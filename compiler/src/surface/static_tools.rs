@@ -5,6 +5,7 @@
 //! result schemas from these tools ("as instance_create", ...).
 
 mod agent;
+mod changes;
 mod documentation;
 mod flows;
 pub(crate) mod fragments;
@@ -30,6 +31,7 @@ pub fn static_tools(options: SurfaceOptions) -> Vec<ToolSpec> {
         perspectives::add_link(),
         perspectives::query_links(),
         sparql::sparql_query(),
+        changes::changes_since(),
         perspectives::add_model(),
         perspectives::describe_perspective(),
         instances::instance_create(),

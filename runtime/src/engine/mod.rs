@@ -6,6 +6,7 @@
 //! unless every check passed (docs/design.md invariant 2).
 
 mod actions;
+mod changes;
 pub mod error;
 mod fixed;
 mod flows;
@@ -60,6 +61,25 @@ pub struct Engine {
 /// The classes added with add_model, by perspective uuid.
 type Registered = RwLock<HashMap<String, Arc<Vec<Arc<Class>>>>>;
 
+/// The classes added with add_model to a perspective, parsed once and kept in `registered`.
+fn registered_classes(
+    fixed: &FixedDna,
+    registered: &Registered,
+    tx: &dyn ReadTx,
+    perspective: &str,
+) -> Result<Arc<Vec<Arc<Class>>>, crate::store::StoreError> {
+    if let Some(found) = registered.read().unwrap_or_else(|e| e.into_inner()).get(perspective) {
+        return Ok(found.clone());
+    }
+    let models = tx.models(perspective)?;
+    let classes = Arc::new(fixed.resolve_models(&models));
+    registered
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(perspective.to_string(), classes.clone());
+    Ok(classes)
+}
+
 /// On whose behalf an [`Engine`] acts.
 #[derive(Clone, Debug, Default)]
 pub enum Principal {
@@ -71,15 +91,22 @@ pub enum Principal {
 }
 
 impl Engine {
+    /// The engine over `store`, which from now on labels its change log with this DNA's
+    /// classes (`changes_since`).
     pub fn new(store: Arc<dyn LinkStore>, fixed: FixedDna, ids: Arc<dyn IdSource>) -> Self {
-        Engine {
+        let engine = Engine {
             store,
             fixed: Arc::new(fixed),
             ids,
             registered: Arc::default(),
             principal: Principal::Owner,
             pushdown: true,
-        }
+        };
+        engine.store.set_change_labeller(Arc::new(changes::ClassLabeller {
+            fixed: engine.fixed.clone(),
+            registered: engine.registered.clone(),
+        }));
+        engine
     }
 
     /// The same engine with queries that narrow nothing by value: every instance of the class
@@ -170,21 +197,7 @@ impl Engine {
     }
 
     fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Vec<Arc<Class>>>, ToolError> {
-        if let Some(found) = self
-            .registered
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(perspective)
-        {
-            return Ok(found.clone());
-        }
-        let models = tx.models(perspective)?;
-        let classes = Arc::new(self.fixed.resolve_models(&models));
-        self.registered
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(perspective.to_string(), classes.clone());
-        Ok(classes)
+        Ok(registered_classes(&self.fixed, &self.registered, tx, perspective)?)
     }
 
     /// Class lookup: exact name, then case-insensitive; else an error listing the classes.

@@ -105,6 +105,7 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
             engine.query_links(p, pattern, a.u64("limit"), a.u64("offset"))
         }
         "sparql_query" => engine.sparql_query(p, a.req("query"), a.u64("limit"), a.u64("timeout_ms")),
+        "changes_since" => engine.changes_since(p, a.str("cursor"), a.str("class_name"), a.u64("limit")),
         "add_model" => engine.add_model(p, a.req("class_name"), args.get("shacl_json").unwrap_or(&Value::Null)),
         "describe_perspective" => engine.describe_perspective(p),
         "instance_create" => {

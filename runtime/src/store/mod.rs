@@ -9,6 +9,7 @@
 //! signed lists on erasure ([`redaction`]), the checks of [`LinkStore::verify`] ([`verify`]) and
 //! the SQL text both build alike ([`sql`]).
 
+mod changes;
 pub mod keys;
 pub mod postgres;
 mod redaction;
@@ -23,6 +24,7 @@ mod verify;
 
 use std::fmt;
 
+pub use changes::{Change, ChangeLabeller};
 pub use keys::AuthorKey;
 pub use users::{CodeCheck, EventLog, NewUser, UserRecord, UserStore};
 
@@ -197,6 +199,12 @@ pub trait ReadTx {
         except: &str,
         pattern: LinkPattern<'_>,
     ) -> Result<Vec<(Perspective, u64)>, StoreError>;
+    /// The perspective's change log ([`Change`]) after `position`, in order, at most `limit` rows.
+    fn changes(&self, perspective: &str, after: i64, limit: u64) -> Result<Vec<Change>, StoreError>;
+    /// The last position of the perspective's change log (0 when it has no row).
+    fn change_head(&self, perspective: &str) -> Result<i64, StoreError>;
+    /// Every perspective with the last position of its change log, in order of creation.
+    fn change_heads(&self) -> Result<Vec<(String, i64)>, StoreError>;
 }
 
 /// A write transaction: reads see its own writes; nothing is visible to others until commit.
@@ -208,7 +216,8 @@ pub trait WriteTx: ReadTx {
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError>;
     /// Registers or replaces a model; `true` when one of that name was replaced.
     fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError>;
-    /// Signs the links written (one signature per transaction) and commits.
+    /// Signs the links written (one signature per transaction), writes a change-log row per
+    /// source touched ([`Change`]) and commits.
     fn commit(self: Box<Self>) -> Result<(), StoreError>;
     /// Erases for good the links matching any of `patterns` in the perspective: unlike
     /// [`WriteTx::remove_links`], their hashes leave the signed lists of the transactions that
@@ -222,7 +231,9 @@ pub trait WriteTx: ReadTx {
     /// Commits an erasure (a transaction that wrote no links), then has the freed storage
     /// overwritten where the store can: SQLite deletes securely, and its write-ahead log is
     /// checkpointed and truncated (retried briefly while readers hold it). A database server
-    /// keeps its own log and free space ([`WalState::ServerManaged`]).
+    /// keeps its own log and free space ([`WalState::ServerManaged`]). Each erased source gets
+    /// a change-log row, and the earlier rows of a source left with no link are deleted: the log
+    /// forgets what it said of a forgotten record but that it is gone.
     fn commit_erasure(self: Box<Self>) -> Result<WalState, StoreError>;
 }
 
@@ -235,6 +246,15 @@ pub trait LinkStore: Send + Sync {
     fn did(&self) -> &str;
     /// Checks every transaction's signature and every surviving link against it.
     fn verify(&self) -> Result<VerifyReport, StoreError>;
+    /// Who labels the rows of the change log from now on (the engine: class names).
+    fn set_change_labeller(&self, labeller: std::sync::Arc<dyn ChangeLabeller>);
+    /// Perspectives whose change log grew, each sent after the commit that grew it: every
+    /// commit of this process, and on PostgreSQL those of every node sharing the database
+    /// (see [`LinkStore::hears_every_writer`]).
+    fn watch_changes(&self) -> Result<std::sync::mpsc::Receiver<String>, StoreError>;
+    /// Whether [`LinkStore::watch_changes`] hears the commits of other processes too. SQLite
+    /// does not (another process may write to the same file): read the heads again now and then.
+    fn hears_every_writer(&self) -> bool;
 }
 
 /// A failure of the store itself (the tool answer is -32603, nothing half-written).

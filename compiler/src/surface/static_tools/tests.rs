@@ -5,12 +5,13 @@ use serde_json::{Map, Value, json};
 use super::static_tools;
 use crate::surface::{SurfaceOptions, ToolAnnotations, ToolSpec};
 
-const BEFORE_ACCOUNTS: [&str; 20] = [
+const BEFORE_ACCOUNTS: [&str; 21] = [
     "list_perspectives",
     "add_perspective",
     "add_link",
     "query_links",
     "sparql_query",
+    "changes_since",
     "add_model",
     "describe_perspective",
     "instance_create",
@@ -723,6 +724,7 @@ fn annotations_say_which_tools_read_delete_or_overwrite() {
         "list_perspectives",
         "query_links",
         "sparql_query",
+        "changes_since",
         "describe_perspective",
         "instance_query",
         "instance_get",

@@ -21,6 +21,9 @@
 //!   user's key.
 //! - **Model changes.** `put_model` and `erase_perspective` notify on commit;
 //!   [`PostgresStore::watch_models`] hears every node's.
+//! - **Change log.** A commit writes its rows (see `crate::store::changes`) under the advisory
+//!   locks it holds, so positions follow commit order per perspective, and `NOTIFY`s the
+//!   changes channel; `watch_changes` hears every node's commits.
 //! - **Erasure.** Rows are deleted and signed lists redacted as in SQLite; PostgreSQL keeps its
 //!   own log and free space (`WalState::ServerManaged`, see [`erase`]).
 //! - **Limits.** PostgreSQL text cannot hold U+0000: a value with it is refused (an error). A
@@ -30,6 +33,7 @@
 //! - **Keys at rest.** The node key and users' keys are stored unencrypted, as in SQLite: whoever
 //!   can read the database can sign as them.
 
+mod changes;
 mod client;
 mod erase;
 mod events;
@@ -56,7 +60,8 @@ use tx::{PgReadTx, PgWriteTx};
 use watch::{Listen, Watch};
 
 use crate::clock::Clock;
-use crate::store::{AuthorKey, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
+use crate::store::changes::Feed;
+use crate::store::{AuthorKey, ChangeLabeller, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
 
 /// A [`LinkStore`] (and [`UserStore`](crate::store::UserStore)) in one PostgreSQL database,
 /// shared by every node that connects to it.
@@ -67,6 +72,9 @@ pub struct PostgresStore {
     clock: Arc<dyn Clock>,
     listen: (tokio_postgres::Config, Session),
     watch: Watch,
+    /// The change log's labeller, and the connection that listens for its growth.
+    feed: Feed,
+    watch_changes: Watch,
     /// Last: the runtime shuts down after the connections above are dropped.
     background: Background,
 }
@@ -114,6 +122,8 @@ impl PostgresStore {
             clock,
             listen: (config, session),
             watch: Watch::default(),
+            feed: Feed::default(),
+            watch_changes: Watch::default(),
             background,
         })
     }
@@ -159,7 +169,7 @@ impl LinkStore for PostgresStore {
     fn write_as<'a>(&'a self, author: &'a AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError> {
         Ok(Box::new(PgWriteTx::begin(
             &self.pool,
-            &self.scope,
+            (&self.scope, &self.feed),
             author,
             self.clock.now_micros(),
         )?))
@@ -172,6 +182,24 @@ impl LinkStore for PostgresStore {
     fn verify(&self) -> Result<VerifyReport, StoreError> {
         let tx = PgReadTx::begin(&self.pool)?;
         verify::verify(tx.conn(), self.key.did())
+    }
+
+    fn set_change_labeller(&self, labeller: Arc<dyn ChangeLabeller>) {
+        self.feed.set_labeller(labeller);
+    }
+
+    /// Every node's commits, heard on the changes channel by a listening connection of its own
+    /// (opened again should it drop; every perspective is then announced once).
+    fn watch_changes(&self) -> Result<Receiver<String>, StoreError> {
+        self.watch_changes.subscribe(self.background.handle(), || Listen {
+            config: watch::listening_config(&self.listen.0),
+            session: self.listen.1.clone(),
+            channel: self.scope.changes_channel.clone(),
+        })
+    }
+
+    fn hears_every_writer(&self) -> bool {
+        true
     }
 }
 

@@ -9,12 +9,12 @@ use crate::value_key;
 
 /// The schema version this release writes and reads (the PostgreSQL store's own numbering:
 /// versions 1 and 2 hold the tables of SQLite's 1 and 2, version 3 adds `rate_events`, version 4
-/// SQLite's 3: `links.value_key`).
-pub const SCHEMA_VERSION: i64 = 4;
+/// SQLite's 3: `links.value_key`, version 5 SQLite's 4: the change log).
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, super::changes::SCHEMA];
 
 /// The tables of SQLite's version 1. `timestamp` and `seq` are microseconds and sequence numbers
 /// (BIGINT). A btree entry holds at most 2704 bytes: `target` may be a long literal, so the
@@ -129,6 +129,8 @@ pub(super) struct Scope {
     /// `LISTEN`/`pg_notify` channel: `shacl_mcp_models_` and a hash of the schema (safe to
     /// splice, and never longer than an identifier may be).
     pub channel: String,
+    /// The channel of change-log growth (perspective uuids): `shacl_mcp_changes_` and the same hash.
+    pub changes_channel: String,
 }
 
 impl Scope {
@@ -138,6 +140,7 @@ impl Scope {
         Scope {
             schema: schema.to_string(),
             channel: format!("shacl_mcp_models_{hex}"),
+            changes_channel: format!("shacl_mcp_changes_{hex}"),
         }
     }
 

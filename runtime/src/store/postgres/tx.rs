@@ -31,15 +31,16 @@ use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use super::client::get;
-use super::erase;
 use super::pool::{Pool, Pooled};
 use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
 use super::schema::Scope;
+use super::{changes, erase};
+use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{
-    AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
-    WalState, WriteTx,
+    AuthorKey, Change, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError,
+    StoredModel, WalState, WriteTx,
 };
 use crate::value_key;
 
@@ -112,11 +113,19 @@ pub(super) struct PgWriteTx<'a> {
     tx_id: Option<i64>,
     /// The perspectives whose advisory lock this transaction holds: exactly those it knows.
     known: Known,
+    /// The change log: its labeller, and the sources this transaction touched.
+    feed: &'a Feed,
+    touched: Touched,
     committed: bool,
 }
 
 impl<'a> PgWriteTx<'a> {
-    pub fn begin(pool: &'a Pool, scope: &'a Scope, key: &'a AuthorKey, timestamp: i64) -> Result<Self, StoreError> {
+    pub fn begin(
+        pool: &'a Pool,
+        (scope, feed): (&'a Scope, &'a Feed),
+        key: &'a AuthorKey,
+        timestamp: i64,
+    ) -> Result<Self, StoreError> {
         Ok(PgWriteTx {
             conn: pool.begin("BEGIN ISOLATION LEVEL READ COMMITTED")?,
             scope,
@@ -124,6 +133,8 @@ impl<'a> PgWriteTx<'a> {
             signer: TransactionSigner::new(key, timestamp),
             tx_id: None,
             known: Known::default(),
+            feed,
+            touched: Touched::default(),
             committed: false,
         })
     }
@@ -180,6 +191,19 @@ impl<'a> PgWriteTx<'a> {
         let (tx, seq) = (get(&row, 0)?, get(&row, 1)?);
         self.tx_id = Some(tx);
         Ok((tx, seq))
+    }
+
+    /// The change log's rows for what this transaction touched (`redact`: an erasure's), and
+    /// their announcement, just before `COMMIT`. Every perspective touched is locked already.
+    fn record_changes(&mut self, redact: bool) -> Result<(), StoreError> {
+        let touched = std::mem::take(&mut self.touched);
+        let labeller = self.feed.labeller();
+        let rows = pending_rows(&*self, &touched, labeller.as_deref())?;
+        let author = self.signer.author().to_string();
+        let by = (author.as_str(), self.signer.timestamp(), self.tx_id);
+        let perspectives = touched.perspectives();
+        let announce = (self.scope.changes_channel.as_str(), &perspectives[..]);
+        changes::record(&self.conn, &rows, by, redact, announce)
     }
 
     /// Tells every node's `watch_models` that the perspective's models changed, on commit.
@@ -266,6 +290,17 @@ macro_rules! reads_through_conn {
                 self.touch(except)?;
                 queries::count_links_elsewhere(self.conn(), except, pattern)
             }
+            fn changes(&self, perspective: &str, after: i64, limit: u64) -> Result<Vec<Change>, StoreError> {
+                self.touch(perspective)?;
+                changes::changes(self.conn(), perspective, after, limit)
+            }
+            fn change_head(&self, perspective: &str) -> Result<i64, StoreError> {
+                self.touch(perspective)?;
+                changes::change_head(self.conn(), perspective)
+            }
+            fn change_heads(&self) -> Result<Vec<(String, i64)>, StoreError> {
+                changes::change_heads(self.conn())
+            }
         }
     };
 }
@@ -334,6 +369,7 @@ impl WriteTx for PgWriteTx<'_> {
             ],
         )?;
         self.signer.signed(&hash);
+        self.touched.add(perspective, &link.source);
         Ok(link)
     }
 
@@ -350,6 +386,7 @@ impl WriteTx for PgWriteTx<'_> {
             .collect::<Result<BTreeSet<_>, _>>()?;
         let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
         refresh_sources(&self.conn, id, &sources)?;
+        self.touched.add_all(perspective, sources);
         Ok(removed.len() as u64)
     }
 
@@ -372,6 +409,7 @@ impl WriteTx for PgWriteTx<'_> {
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         self.check_not_failed()?;
+        self.record_changes(false)?;
         if let Some(tx) = self.tx_id {
             let signature = self.signer.sign();
             // One round trip: should the update fail, PostgreSQL rolls back instead of committing
@@ -390,12 +428,17 @@ impl WriteTx for PgWriteTx<'_> {
 
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
-        erase::erase_links(&self.conn, self.key, id, patterns)
+        let sources = sources_matching(&*self, perspective, patterns)?;
+        let erased = erase::erase_links(&self.conn, self.key, id, patterns)?;
+        self.touched.add_all(perspective, sources.iter().map(String::as_str));
+        Ok(erased)
     }
 
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
+        changes::erase_perspective(&self.conn, id)?;
         let erased = erase::erase_perspective(&self.conn, self.key, id)?;
+        self.touched.erase(perspective);
         self.known.set(perspective, None);
         self.notify_models_changed(perspective)?;
         Ok(erased)
@@ -412,6 +455,7 @@ impl WriteTx for PgWriteTx<'_> {
             ));
         }
         self.check_not_failed()?;
+        self.record_changes(true)?;
         self.conn.batch("COMMIT")?;
         self.committed = true;
         Ok(WalState::ServerManaged)

@@ -1,5 +1,6 @@
-//! Model changes from every node: a dedicated connection `LISTEN`s on the store's channel and
-//! hands each notification's payload (a perspective uuid) to every receiver.
+//! Announcements from every node: a dedicated connection `LISTEN`s on one of the store's
+//! channels (model changes, or change-log growth) and hands each notification's payload (a
+//! perspective uuid) to every receiver.
 //!
 //! `put_model` and `erase_perspective` call `pg_notify` inside their transaction, and PostgreSQL
 //! delivers on commit only, so a rolled back change is never announced. The connection runs on
@@ -88,7 +89,7 @@ async fn run(listen: Listen, receivers: Receivers, ready: oneshot::Sender<Result
                     let _ = ready.send(Err(e));
                     return;
                 }
-                tracing::warn!("cannot listen for model changes on PostgreSQL: {e}");
+                tracing::warn!("cannot listen on the PostgreSQL channel {}: {e}", listen.channel);
             }
         }
         tokio::time::sleep(pause).await;

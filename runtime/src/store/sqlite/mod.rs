@@ -11,6 +11,7 @@
 //! [`WriteTx`]: crate::store::WriteTx
 //! [`ReadTx`]: crate::store::ReadTx
 
+mod changes;
 mod conn;
 mod erase;
 mod queries;
@@ -24,6 +25,7 @@ mod verify;
 use std::fmt;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::mpsc::Receiver;
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -35,7 +37,8 @@ use conn::{BUSY_TIMEOUT, ReadPool, Writer};
 use tx::{SqliteReadTx, SqliteWriteTx};
 
 use crate::clock::Clock;
-use crate::store::{AuthorKey, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
+use crate::store::changes::Feed;
+use crate::store::{AuthorKey, ChangeLabeller, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
 
 /// A [`LinkStore`] in one SQLite database.
 pub struct SqliteStore {
@@ -44,6 +47,7 @@ pub struct SqliteStore {
     readers: Option<ReadPool>,
     key: AuthorKey,
     clock: Arc<dyn Clock>,
+    feed: Feed,
 }
 
 impl SqliteStore {
@@ -80,6 +84,7 @@ impl SqliteStore {
             readers: Some(ReadPool::new(path)),
             key,
             clock,
+            feed: Feed::default(),
         })
     }
 
@@ -96,6 +101,7 @@ impl SqliteStore {
             readers: None,
             key,
             clock,
+            feed: Feed::default(),
         })
     }
 
@@ -115,6 +121,7 @@ impl LinkStore for SqliteStore {
             &self.writer,
             &self.key,
             self.clock.as_ref(),
+            &self.feed,
         )?))
     }
 
@@ -123,6 +130,7 @@ impl LinkStore for SqliteStore {
             &self.writer,
             author,
             self.clock.as_ref(),
+            &self.feed,
         )?))
     }
 
@@ -133,6 +141,19 @@ impl LinkStore for SqliteStore {
     fn verify(&self) -> Result<VerifyReport, StoreError> {
         let tx = self.begin_read()?;
         verify::verify(tx.conn(), self.key.did())
+    }
+
+    fn set_change_labeller(&self, labeller: Arc<dyn ChangeLabeller>) {
+        self.feed.set_labeller(labeller);
+    }
+
+    fn watch_changes(&self) -> Result<Receiver<String>, StoreError> {
+        Ok(self.feed.subscribe())
+    }
+
+    /// Another process may write to the same file: its commits are not heard.
+    fn hears_every_writer(&self) -> bool {
+        false
     }
 }
 

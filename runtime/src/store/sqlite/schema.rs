@@ -6,11 +6,11 @@ use crate::store::{AuthorKey, StoreError};
 use crate::value_key;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -94,6 +94,9 @@ const V3: &str = "
 ALTER TABLE links ADD COLUMN value_key TEXT;
 CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);
 ";
+
+// Version 4: the change log, `super::changes::SCHEMA`. Sources written before it have no row;
+// their first row says `labels_before: None` (unknown).
 
 /// The version whose migration adds `links.value_key`.
 const VALUE_KEY_VERSION: usize = 3;

@@ -7,12 +7,13 @@
 use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
-use super::erase;
 use super::queries::{self, pattern_clause, with_perspective};
+use super::{changes, erase};
+use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
 use crate::store::{
-    AuthorKey, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError, StoredModel,
-    WalState, WriteTx,
+    AuthorKey, Change, Erased, Link, LinkPattern, NewLink, Order, Perspective, ReadTx, SourceQuery, StoreError,
+    StoredModel, WalState, WriteTx,
 };
 use crate::value_key;
 
@@ -76,11 +77,19 @@ pub(super) struct SqliteWriteTx<'a> {
     tx_id: Option<i64>,
     /// The next link's seq, read with the first link (nobody else writes meanwhile).
     next_seq: Option<i64>,
+    /// The change log: its labeller, and the sources this transaction touched.
+    feed: &'a Feed,
+    touched: Touched,
     committed: bool,
 }
 
 impl<'a> SqliteWriteTx<'a> {
-    pub fn begin(writer: &'a Writer, key: &'a AuthorKey, clock: &dyn crate::clock::Clock) -> Result<Self, StoreError> {
+    pub fn begin(
+        writer: &'a Writer,
+        key: &'a AuthorKey,
+        clock: &dyn crate::clock::Clock,
+        feed: &'a Feed,
+    ) -> Result<Self, StoreError> {
         let conn = writer.lock()?;
         begin(&conn, "BEGIN IMMEDIATE")?;
         Ok(SqliteWriteTx {
@@ -89,6 +98,8 @@ impl<'a> SqliteWriteTx<'a> {
             signer: TransactionSigner::new(key, clock.now_micros()),
             tx_id: None,
             next_seq: None,
+            feed,
+            touched: Touched::default(),
             committed: false,
         })
     }
@@ -109,6 +120,17 @@ impl<'a> SqliteWriteTx<'a> {
         let id = self.conn.last_insert_rowid();
         self.tx_id = Some(id);
         Ok(id)
+    }
+
+    /// The change log's rows for what this transaction touched (`redact`: an erasure's), just
+    /// before `COMMIT`; returns the perspectives to announce once committed.
+    fn record_changes(&mut self, redact: bool) -> Result<Vec<String>, StoreError> {
+        let touched = std::mem::take(&mut self.touched);
+        let labeller = self.feed.labeller();
+        let rows = pending_rows(&*self, &touched, labeller.as_deref())?;
+        let (author, at) = (self.signer.author().to_string(), self.signer.timestamp());
+        changes::record(&self.conn, &rows, &author, at, self.tx_id, redact)?;
+        Ok(touched.perspectives())
     }
 
     fn take_seq(&mut self) -> Result<i64, StoreError> {
@@ -201,6 +223,15 @@ macro_rules! reads_through_conn {
             ) -> Result<Vec<(Perspective, u64)>, StoreError> {
                 erase::count_links_elsewhere(self.conn(), except, pattern)
             }
+            fn changes(&self, perspective: &str, after: i64, limit: u64) -> Result<Vec<Change>, StoreError> {
+                changes::changes(self.conn(), perspective, after, limit)
+            }
+            fn change_head(&self, perspective: &str) -> Result<i64, StoreError> {
+                changes::change_head(self.conn(), perspective)
+            }
+            fn change_heads(&self) -> Result<Vec<(String, i64)>, StoreError> {
+                changes::change_heads(self.conn())
+            }
         }
     };
 }
@@ -257,6 +288,7 @@ impl WriteTx for SqliteWriteTx<'_> {
              WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)")?.execute((id, &link.source, link.timestamp, seq),
         )?;
         self.signer.signed(&hash);
+        self.touched.add(perspective, &link.source);
         Ok(link)
     }
 
@@ -276,6 +308,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         for source in &sources {
             self.refresh_source(id, source)?;
         }
+        self.touched.add_all(perspective, sources.iter().map(String::as_str));
         Ok(removed as u64)
     }
 
@@ -298,6 +331,7 @@ impl WriteTx for SqliteWriteTx<'_> {
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        let changed = self.record_changes(false)?;
         if let Some(tx) = self.tx_id {
             let signature = self.signer.sign();
             self.conn
@@ -306,15 +340,22 @@ impl WriteTx for SqliteWriteTx<'_> {
         }
         self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
+        self.feed.announce(&changed);
         Ok(())
     }
 
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
-        erase::erase_links(&self.conn, self.key, perspective, patterns)
+        let sources = sources_matching(&*self, perspective, patterns)?;
+        let erased = erase::erase_links(&self.conn, self.key, perspective, patterns)?;
+        self.touched.add_all(perspective, sources.iter().map(String::as_str));
+        Ok(erased)
     }
 
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
-        erase::erase_perspective(&self.conn, self.key, perspective)
+        changes::erase_perspective(&self.conn, perspective)?;
+        let erased = erase::erase_perspective(&self.conn, self.key, perspective)?;
+        self.touched.erase(perspective);
+        Ok(erased)
     }
 
     fn commit_erasure(mut self: Box<Self>) -> Result<WalState, StoreError> {
@@ -324,8 +365,10 @@ impl WriteTx for SqliteWriteTx<'_> {
                 "an erasure writes no links: commit this transaction with commit".into(),
             ));
         }
+        let changed = self.record_changes(true)?;
         self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
+        self.feed.announce(&changed);
         Ok(erase::truncate_wal(&self.conn))
     }
 }

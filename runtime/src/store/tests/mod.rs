@@ -1,6 +1,7 @@
 //! Store-level tests every store passes. Each case is a function over a [`Fixture`] that opens
 //! stores of one kind; each store's tests instantiate them all with [`store_cases!`].
 
+pub(crate) mod changes;
 pub(crate) mod durability;
 pub(crate) mod erase;
 pub(crate) mod links;
@@ -34,6 +35,8 @@ pub(crate) trait Fixture {
     fn text_holds_nul(&self) -> bool;
     /// SQL that takes a store back to the schema version before `links.value_key`.
     fn downgrade_before_value_keys_sql(&self) -> String;
+    /// SQL that takes a store back to the schema version before the change log.
+    fn downgrade_before_changes_sql(&self) -> String;
 }
 
 /// Instantiates every shared case as a `#[test]` over `$fixture`, an expression giving an
@@ -41,6 +44,10 @@ pub(crate) trait Fixture {
 macro_rules! store_cases {
     ($fixture:expr) => {
         $crate::store::tests::store_cases!(@cases $fixture;
+            changes::every_commit_logs_its_sources_in_order,
+            changes::a_cursor_taken_during_a_write_misses_nothing,
+            changes::an_erasure_keeps_only_that_a_source_is_gone,
+            changes::a_database_from_before_the_change_log_migrates,
             durability::a_lasting_store_survives_reopening_and_verifies,
             durability::tampering_is_reported,
             durability::two_hundred_concurrent_writers_all_land,

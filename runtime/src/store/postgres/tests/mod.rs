@@ -105,8 +105,12 @@ impl Fixture for PgFixture {
         false
     }
 
+    fn downgrade_before_changes_sql(&self) -> String {
+        "DROP TABLE changes; UPDATE meta SET value = convert_to('4', 'UTF8') WHERE key = 'schema_version';".into()
+    }
+
     fn downgrade_before_value_keys_sql(&self) -> String {
-        "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+        "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
          UPDATE meta SET value = convert_to('3', 'UTF8') WHERE key = 'schema_version';"
             .into()
     }

@@ -50,8 +50,12 @@ impl Fixture for SqliteFixture {
         true
     }
 
+    fn downgrade_before_changes_sql(&self) -> String {
+        "DROP TABLE changes; UPDATE meta SET value = 3 WHERE key = 'schema_version';".into()
+    }
+
     fn downgrade_before_value_keys_sql(&self) -> String {
-        "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+        "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
          UPDATE meta SET value = 2 WHERE key = 'schema_version';"
             .into()
     }

@@ -12,7 +12,7 @@ fn a_version_1_database_migrates_to_2() {
     {
         let conn = Connection::open(&path).unwrap();
         conn.execute_batch(
-            "DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+            "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
              DROP TABLE users; DROP TABLE email_codes; UPDATE meta SET value = 1 WHERE key = 'schema_version';",
         )
         .unwrap();
