@@ -18,7 +18,7 @@ from conftest import BIN, DNA_DIR, Lifecycle, Server
 pytestmark = pytest.mark.anyio
 
 STATIC_TOOLS = [
-    "list_perspectives", "add_perspective", "add_link", "query_links", "sparql_query", "add_model",
+    "list_perspectives", "add_perspective", "add_link", "query_links", "sparql_query", "changes_since", "add_model",
     "describe_perspective", "instance_create", "instance_query", "instance_get", "instance_update",
     "instance_add_to_collection", "instance_remove_from_collection", "instance_remove", "add_child",
     "get_children", "execute_commands", "get_my_did", "auth_status", "get_documentation", "forget",
@@ -27,8 +27,8 @@ STATIC_TOOLS = [
 ]  # fmt: skip
 
 READ_ONLY_STATIC = {
-    "list_perspectives", "query_links", "sparql_query", "describe_perspective", "instance_query", "instance_get",
-    "get_children", "get_my_did", "auth_status", "get_documentation", "validate_perspective", "get_flows",
+    "list_perspectives", "query_links", "sparql_query", "changes_since", "describe_perspective", "instance_query",
+    "instance_get", "get_children", "get_my_did", "auth_status", "get_documentation", "validate_perspective", "get_flows",
     "flow_state", "flow_actions",
 }  # fmt: skip
 

@@ -140,7 +140,15 @@ async fn prompts_are_listed_and_filled_in() {
         let client = stdio_client(&["--db", ":memory:", "--dna", &chat], lifecycle).await;
         let prompts = client.list_all_prompts().await.unwrap();
         let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
-        assert_eq!(names, ["explore_perspective", "model_a_class", "check_conformance"]);
+        assert_eq!(
+            names,
+            [
+                "explore_perspective",
+                "model_a_class",
+                "check_conformance",
+                "summarise_changes"
+            ]
+        );
         let args = json!({ "perspective_id": "p-42" });
         let prompt = client
             .get_prompt(

@@ -17,7 +17,7 @@ use super::error::{Problem, ToolError};
 use super::object::{carries_marker, links_of};
 use super::{Engine, Registered, fixed::FixedDna, registered_classes};
 use crate::clock::format_rfc3339_micros;
-use crate::store::{Change, ChangeLabeller, ReadTx, StoreError};
+use crate::store::{Change, ChangeLabeller, FORGOTTEN, ReadTx, StoreError};
 
 /// Entries in one answer unless `limit` says otherwise, and at most.
 pub const DEFAULT_LIMIT: u64 = 100;
@@ -221,8 +221,12 @@ impl Fold {
         }
     }
 
-    /// Folds `row` in, unless that would report one entry more than the limit.
+    /// Folds `row` in, unless that would report one entry more than the limit. The row an
+    /// erasure leaves for what it forgot names no instance: passed over.
     fn take(&mut self, row: &Change) -> bool {
+        if row.source == FORGOTTEN {
+            return true;
+        }
         let class = self.class.as_deref();
         let index = self.by_source.get(&row.source).copied();
         let (was, entry) = match index {

@@ -26,6 +26,8 @@ const SERVED: &[&str] = &[
     "resources/list",
     "resources/templates/list",
     "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
     "prompts/list",
     "prompts/get",
 ];

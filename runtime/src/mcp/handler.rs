@@ -13,7 +13,7 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
     Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
     PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool,
+    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -25,6 +25,7 @@ use super::ServerOptions;
 use super::account_tools::{self, ACCOUNT_TOOLS, LOGIN_TOOLS};
 use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
+use super::subscriptions::Subscriptions;
 use super::table::{Entry, Table};
 use super::{dispatch, documentation};
 use super::{prompts, resources};
@@ -61,6 +62,8 @@ struct Inner {
     /// 2026-07-28 `subscriptions/listen` streams, by a number of their own.
     sinks: Mutex<Vec<(u64, SubscriptionSink)>>,
     next_sink: std::sync::atomic::AtomicU64,
+    /// Resource subscriptions of every session and listen stream.
+    subscriptions: Arc<Subscriptions>,
 }
 
 const INSTRUCTIONS: &str = "Data lives in perspectives as instances of SHACL classes. Start with list_perspectives \
@@ -88,6 +91,7 @@ impl McpServer {
                 peers: Mutex::default(),
                 sinks: Mutex::default(),
                 next_sink: Default::default(),
+                subscriptions: Arc::default(),
             }),
             session: Arc::default(),
         };
@@ -422,6 +426,24 @@ impl McpServer {
         self.inner.engine.invalidate_models(perspective);
         self.refresh_runtime_tools();
         self.broadcast_tools_changed().await;
+        self.inner.subscriptions.perspective_changed(perspective).await;
+    }
+
+    /// The session a legacy-lifecycle request belongs to, for its resource subscriptions: this
+    /// server's session slot (one per HTTP session, one for stdio). Stateless HTTP has none:
+    /// nothing could carry a notification after the response.
+    fn subscription_session(&self, context: &RequestContext<RoleServer>) -> Result<usize, ErrorData> {
+        let stateless = context
+            .extensions
+            .get::<http::request::Parts>()
+            .is_some_and(|p| !p.headers.contains_key("mcp-session-id"));
+        if stateless {
+            return Err(ErrorData::invalid_request(
+                "resources/subscribe needs a session to notify: serve HTTP with sessions (--http-sessions true), or use the 2026-07-28 lifecycle's subscriptions/listen",
+                None,
+            ));
+        }
+        Ok(Arc::as_ptr(&self.session) as usize)
     }
 
     /// `notifications/tools/list_changed` to every saved session and `subscriptions/listen` stream.
@@ -521,6 +543,7 @@ impl ServerHandler for McpServer {
         let capabilities = ServerCapabilities::builder()
             .enable_prompts()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_tools()
             .enable_tool_list_changed()
             .build();
@@ -551,11 +574,34 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        // forget's record, to tell its subscribers here (the log keeps no trace of it).
+        let forgotten = match (&name[..], &request.arguments) {
+            ("forget", Some(args)) => {
+                let text = |key: &str| args.get(key).and_then(Value::as_str);
+                text("perspective_id").zip(text("base_uri"))
+            }
+            _ => None,
+        }
+        .map(|(p, record)| (p.to_string(), record.to_string()));
         let result = self
             .call_request(&name, request.arguments, context.extensions.get())
             .await?;
-        if self.inner.options.class_tools && result.is_error != Some(true) && changes_models(&name, &result) {
-            self.tools_changed(&context).await;
+        if let Some((p, record)) = &forgotten
+            && result.is_error != Some(true)
+        {
+            self.inner.subscriptions.forgotten(p, record).await;
+        }
+        if result.is_error != Some(true) && changes_models(&name, &result) {
+            if self.inner.options.class_tools {
+                self.tools_changed(&context).await;
+            }
+            if let Some(perspective) = result
+                .structured_content
+                .as_ref()
+                .and_then(|r| r["perspective_id"].as_str())
+            {
+                self.inner.subscriptions.perspective_changed(perspective).await;
+            }
         }
         Ok(result.into())
     }
@@ -625,8 +671,47 @@ impl ServerHandler for McpServer {
             .push(context.peer);
     }
 
+    /// Tool list changes, and updates of this server's resource URIs (whether the caller may
+    /// read them is checked in `listen`, which knows the caller: it hears of those only).
     fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        (requested.tools_list_changed == Some(true)).then(|| SubscriptionFilter::builder().tools_list_changed().build())
+        let mut accepted = SubscriptionFilter::builder();
+        if requested.tools_list_changed == Some(true) {
+            accepted = accepted.tools_list_changed();
+        }
+        let uris: Vec<&String> = requested
+            .resource_subscriptions
+            .iter()
+            .flatten()
+            .filter(|uri| resources::perspective_of(uri).is_some())
+            .collect();
+        if !uris.is_empty() {
+            accepted = accepted.resource_subscriptions(uris.into_iter().cloned());
+        }
+        let accepted = accepted.build();
+        (accepted != SubscriptionFilter::default()).then_some(accepted)
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let session = self.subscription_session(&context)?;
+        let engine = self.resource_engine(context.extensions.get())?;
+        let subscriptions = self.inner.subscriptions.clone();
+        subscriptions
+            .subscribe(engine, session, context.peer, request.uri)
+            .await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let session = self.subscription_session(&context)?;
+        self.inner.subscriptions.unsubscribe(session, &request.uri);
+        Ok(())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
@@ -637,15 +722,28 @@ impl ServerHandler for McpServer {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push((id, sink.clone()));
+        let requested = context.accepted().resource_subscriptions.clone().unwrap_or_default();
+        let mut resources = std::collections::BTreeSet::new();
+        if !requested.is_empty() {
+            let engine = self.resource_engine(context.request_context().extensions.get());
+            if let Ok(engine) = engine {
+                let subscriptions = self.inner.subscriptions.clone();
+                resources = subscriptions.listen(engine, id, sink.clone(), &requested).await?;
+            }
+        }
         // rmcp acknowledges before calling listen: a change in between would be lost, so send
-        // one catch-up notification now (docs/design.md, Protocol).
+        // one catch-up notification now (docs/design.md, Protocol), for each resource too.
         let _ = sink.notify_tool_list_changed().await;
+        for uri in resources {
+            let _ = sink.notify_resource_updated(uri).await;
+        }
         context.cancelled().await;
         self.inner
             .sinks
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .retain(|(i, _)| *i != id);
+        self.inner.subscriptions.end_listen(id);
         Ok(())
     }
 }

@@ -12,6 +12,7 @@ pub mod http;
 mod prompts;
 mod resources;
 pub mod stdio;
+mod subscriptions;
 mod table;
 
 pub use auth::Secret;

@@ -60,6 +60,25 @@ const PROMPTS: &[Template] = &[
                tool call would repair it (instance_update, the per-class setters, or instance_remove). Ask before \
                changing anything.",
     },
+    Template {
+        name: "summarise_changes",
+        description: "Summarise what changed in a perspective since a cursor of changes_since.",
+        arguments: &[
+            ("perspective_id", "The perspective whose changes to summarise.", true),
+            (
+                "cursor",
+                "Where to start: a cursor changes_since answered earlier (call it without one for the current end).",
+                true,
+            ),
+        ],
+        text: "Summarise what changed in the perspective {perspective_id} since the cursor {cursor}. Call \
+               changes_since with perspective_id \"{perspective_id}\" and cursor \"{cursor}\"; while its answer says \
+               has_more, call it again with the cursor it answered. Each entry is one instance: its base_uri, \
+               class_names, kind (created, updated or removed), when and by whom. For created and updated ones, \
+               call instance_get with the class_name and base_uri to see what they hold now. Then summarise by \
+               class: what was created, what changed, what was removed, and who did it. End with the last cursor, \
+               so that the next summary starts there.",
+    },
 ];
 
 /// `prompts/list`.
@@ -129,7 +148,16 @@ mod tests {
             for word in template.text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
                 let looks_like_a_tool = word.contains('_') && word.chars().all(|c| c.is_ascii_lowercase() || c == '_');
                 let is_an_argument = template.arguments.iter().any(|(a, _, _)| *a == word)
-                    || ["class_name", "shacl_json", "target_class", "total_count"].contains(&word)
+                    || [
+                        "class_name",
+                        "shacl_json",
+                        "target_class",
+                        "total_count",
+                        "class_names",
+                        "has_more",
+                        "base_uri",
+                    ]
+                    .contains(&word)
                     || word.starts_with("min_")
                     || word.starts_with("max_");
                 if looks_like_a_tool && !is_an_argument {

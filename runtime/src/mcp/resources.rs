@@ -172,8 +172,40 @@ fn class_names(engine: &Engine, perspective: &str) -> Result<Vec<String>, ErrorD
         .unwrap_or_default())
 }
 
+/// The URI of a perspective's resource.
+pub fn perspective_uri(perspective: &str) -> String {
+    format!("{PREFIX}{perspective}")
+}
+
+/// The URI of an instance's resource.
+pub fn instance_uri(perspective: &str, class: &str, instance: &str) -> String {
+    format!("{PREFIX}{perspective}/{class}/{}", percent_encode(instance))
+}
+
+/// The perspective a resource URI of this server names (`None`: no such URI).
+pub fn perspective_of(uri: &str) -> Option<&str> {
+    let rest = uri.strip_prefix(PREFIX)?;
+    match rest.split('/').collect::<Vec<_>>().as_slice() {
+        [perspective] if !perspective.is_empty() => Some(perspective),
+        [perspective, class, instance] if !perspective.is_empty() && !class.is_empty() && !instance.is_empty() => {
+            percent_decode(instance).map(|_| *perspective)
+        }
+        _ => None,
+    }
+}
+
+/// The perspective and the instance IRI an instance URI of this server names.
+pub fn instance_of(uri: &str) -> Option<(&str, String)> {
+    match uri.strip_prefix(PREFIX)?.split('/').collect::<Vec<_>>().as_slice() {
+        [perspective, class, instance] if !perspective.is_empty() && !class.is_empty() => {
+            Some((perspective, percent_decode(instance)?))
+        }
+        _ => None,
+    }
+}
+
 fn perspective_resource(id: &str, name: &str) -> Resource {
-    Resource::new(format!("{PREFIX}{id}"), format!("perspective {name}"))
+    Resource::new(perspective_uri(id), format!("perspective {name}"))
         .with_title(name)
         .with_description("A perspective: its classes and how to use them.")
         .with_mime_type(JSON)
@@ -181,12 +213,9 @@ fn perspective_resource(id: &str, name: &str) -> Resource {
 
 fn instance_resource(perspective: &str, class: &str, instance: &Value) -> Resource {
     let id = instance["id"].as_str().unwrap_or_default();
-    Resource::new(
-        format!("{PREFIX}{perspective}/{class}/{}", percent_encode(id)),
-        format!("{class} {id}"),
-    )
-    .with_description(format!("An instance of {class}."))
-    .with_mime_type(JSON)
+    Resource::new(instance_uri(perspective, class, id), format!("{class} {id}"))
+        .with_description(format!("An instance of {class}."))
+        .with_mime_type(JSON)
 }
 
 fn internal(e: ToolError) -> ErrorData {
@@ -241,6 +270,19 @@ mod tests {
             assert_eq!(percent_decode(&encoded).as_deref(), Some(iri));
         }
         assert_eq!(percent_decode("%zz"), None);
+        let uri = instance_uri("p-1", "Book", "ad4m://obj/x");
+        assert_eq!(perspective_of(&uri), Some("p-1"));
+        assert_eq!(perspective_of(&perspective_uri("p-1")), Some("p-1"));
+        assert_eq!(instance_of(&uri), Some(("p-1", "ad4m://obj/x".to_string())));
+        assert_eq!(instance_of(&perspective_uri("p-1")), None);
+        for bad in [
+            "shacl-mcp://perspectives/",
+            "shacl-mcp://perspectives/p/Book",
+            "https://x/p",
+            "shacl-mcp://perspectives/p/B/%zz",
+        ] {
+            assert_eq!(perspective_of(bad), None, "{bad}");
+        }
         assert_eq!(percent_decode("%4"), None);
     }
 

@@ -37,7 +37,7 @@ pub struct Change {
     pub labels: Vec<String>,
     /// The labels of the source's previous row; `Some(vec![])` when this transaction wrote the
     /// source's first link; `None` when unknown (the source was last written before the store
-    /// kept a change log, or its earlier rows were erased).
+    /// kept a change log).
     pub labels_before: Option<Vec<String>>,
 }
 
@@ -133,27 +133,60 @@ pub(super) struct PendingRow {
     pub labels: String,
 }
 
-/// The rows a commit writes, labelled inside the transaction `tx` (after its writes).
+/// What a commit does to the log: rows to insert, and (an erasure) the sources whose every row
+/// goes, perspective and source.
+#[derive(Default)]
+pub(super) struct Pending {
+    pub rows: Vec<PendingRow>,
+    pub forgotten: Vec<(String, String)>,
+}
+
+/// The source of the row an erasure writes for the sources it forgot: no IRI, so that the
+/// record's IRI leaves the database (docs/tools.md, "Erasure attestation"), yet every node's
+/// follower sees the perspective's log move. `changes_since` skips it.
+pub const FORGOTTEN: &str = "";
+
+/// The rows a commit writes, labelled inside the transaction `tx` (after its writes). With
+/// `erasure`, a source left with no link is forgotten: its rows go, and one row of
+/// [`FORGOTTEN`] per perspective stands for them all.
 pub(super) fn pending_rows(
     tx: &dyn ReadTx,
     touched: &Touched,
     labeller: Option<&dyn ChangeLabeller>,
-) -> Result<Vec<PendingRow>, StoreError> {
-    let mut rows = Vec::new();
+    erasure: bool,
+) -> Result<Pending, StoreError> {
+    let mut pending = Pending::default();
     for (perspective, sources) in &touched.sources {
+        let mut forgot = false;
         for source in sources {
+            let out = LinkPattern {
+                source: Some(source),
+                ..LinkPattern::default()
+            };
+            if erasure && tx.count_links(perspective, out)? == 0 {
+                pending.forgotten.push((perspective.clone(), source.clone()));
+                forgot = true;
+                continue;
+            }
             let labels = match labeller {
                 Some(labeller) => labeller.labels(tx, perspective, source)?,
                 None => Vec::new(),
             };
-            rows.push(PendingRow {
+            pending.rows.push(PendingRow {
                 perspective: perspective.clone(),
                 source: source.clone(),
                 labels: encode_labels(&labels),
             });
         }
+        if forgot {
+            pending.rows.push(PendingRow {
+                perspective: perspective.clone(),
+                source: FORGOTTEN.to_string(),
+                labels: encode_labels(&[]),
+            });
+        }
     }
-    Ok(rows)
+    Ok(pending)
 }
 
 /// The sources of the links matching any of `patterns`: what an erasure touches.

@@ -24,7 +24,7 @@ mod verify;
 
 use std::fmt;
 
-pub use changes::{Change, ChangeLabeller};
+pub use changes::{Change, ChangeLabeller, FORGOTTEN};
 pub use keys::AuthorKey;
 pub use users::{CodeCheck, EventLog, NewUser, UserRecord, UserStore};
 
@@ -231,9 +231,10 @@ pub trait WriteTx: ReadTx {
     /// Commits an erasure (a transaction that wrote no links), then has the freed storage
     /// overwritten where the store can: SQLite deletes securely, and its write-ahead log is
     /// checkpointed and truncated (retried briefly while readers hold it). A database server
-    /// keeps its own log and free space ([`WalState::ServerManaged`]). Each erased source gets
-    /// a change-log row, and the earlier rows of a source left with no link are deleted: the log
-    /// forgets what it said of a forgotten record but that it is gone.
+    /// keeps its own log and free space ([`WalState::ServerManaged`]). Every change-log row of
+    /// a source left with no link is deleted (its IRI leaves the database), and one row of
+    /// source [`FORGOTTEN`] per perspective says that something there was erased; a source that
+    /// keeps links gets a row as in [`WriteTx::commit`].
     fn commit_erasure(self: Box<Self>) -> Result<WalState, StoreError>;
 }
 

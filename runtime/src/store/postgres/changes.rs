@@ -4,7 +4,7 @@
 use tokio_postgres::Row;
 
 use super::client::{PgClient, get};
-use crate::store::changes::{PendingRow, decode_labels};
+use crate::store::changes::{Pending, decode_labels};
 use crate::store::{Change, StoreError};
 
 /// The change log (schema version 5). `id` is the position, drawn at commit under the
@@ -65,22 +65,30 @@ pub(super) fn change_heads(conn: &PgClient) -> Result<Vec<(String, i64)>, StoreE
     .collect()
 }
 
-/// Inserts a commit's rows in one statement; `tx` is its `transactions` row (when it wrote
-/// links), whose first link of a source makes that source new. With `redact` (an erasure), a
-/// source left with no link loses its earlier rows. Then announces `perspectives` on `channel`
-/// (delivered on commit only).
+/// Deletes every row of the forgotten sources, inserts the commit's rows in one statement
+/// (`tx` is its `transactions` row when it wrote links, whose first link of a source makes that
+/// source new), then announces `perspectives` on `channel` (delivered on commit only).
 pub(super) fn record(
     conn: &PgClient,
-    rows: &[PendingRow],
+    pending: &Pending,
     (author, at, tx): (&str, i64, Option<i64>),
-    redact: bool,
     (channel, perspectives): (&str, &[String]),
 ) -> Result<(), StoreError> {
+    if !pending.forgotten.is_empty() {
+        let uuids: Vec<&str> = pending.forgotten.iter().map(|(p, _)| p.as_str()).collect();
+        let sources: Vec<&str> = pending.forgotten.iter().map(|(_, s)| s.as_str()).collect();
+        conn.execute(
+            "DELETE FROM changes c USING perspectives p, unnest($1::text[], $2::text[]) AS r(perspective, source) \
+             WHERE p.uuid = r.perspective AND c.perspective = p.id AND c.source = r.source",
+            &[&uuids, &sources],
+        )?;
+    }
+    let rows = &pending.rows;
     if !rows.is_empty() {
         let uuids: Vec<&str> = rows.iter().map(|r| r.perspective.as_str()).collect();
         let sources: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
         let labels: Vec<&str> = rows.iter().map(|r| r.labels.as_str()).collect();
-        let inserted = conn.query(
+        conn.execute(
             "INSERT INTO changes (perspective, source, author, at, labels, labels_before) \
              SELECT p.id, r.source, $4, $5, r.labels, COALESCE(\
                  (SELECT c.labels FROM changes c WHERE c.perspective = p.id AND c.source = r.source \
@@ -88,19 +96,9 @@ pub(super) fn record(
                  CASE WHEN EXISTS (SELECT 1 FROM sources s JOIN links l ON l.id = s.first_seq \
                      WHERE s.perspective = p.id AND s.source = r.source AND l.tx = $6) THEN '[]' END) \
              FROM unnest($1::text[], $2::text[], $3::text[]) AS r(perspective, source, labels) \
-             JOIN perspectives p ON p.uuid = r.perspective RETURNING id",
+             JOIN perspectives p ON p.uuid = r.perspective",
             &[&uuids, &sources, &labels, &author, &at, &tx],
         )?;
-        if redact {
-            let new: Vec<i64> = inserted.iter().map(|row| get(row, 0)).collect::<Result<_, _>>()?;
-            conn.execute(
-                "DELETE FROM changes c USING perspectives p, unnest($1::text[], $2::text[]) AS r(perspective, source) \
-                 WHERE p.uuid = r.perspective AND c.perspective = p.id AND c.source = r.source \
-                 AND NOT (c.id = ANY($3)) \
-                 AND NOT EXISTS (SELECT 1 FROM links l WHERE l.perspective = p.id AND l.source = r.source)",
-                &[&uuids, &sources, &new],
-            )?;
-        }
     }
     if !perspectives.is_empty() {
         conn.execute(

@@ -198,12 +198,12 @@ impl<'a> PgWriteTx<'a> {
     fn record_changes(&mut self, redact: bool) -> Result<(), StoreError> {
         let touched = std::mem::take(&mut self.touched);
         let labeller = self.feed.labeller();
-        let rows = pending_rows(&*self, &touched, labeller.as_deref())?;
+        let pending = pending_rows(&*self, &touched, labeller.as_deref(), redact)?;
         let author = self.signer.author().to_string();
         let by = (author.as_str(), self.signer.timestamp(), self.tx_id);
         let perspectives = touched.perspectives();
         let announce = (self.scope.changes_channel.as_str(), &perspectives[..]);
-        changes::record(&self.conn, &rows, by, redact, announce)
+        changes::record(&self.conn, &pending, by, announce)
     }
 
     /// Tells every node's `watch_models` that the perspective's models changed, on commit.

@@ -3,7 +3,7 @@
 
 use rusqlite::{Connection, OptionalExtension, Row};
 
-use crate::store::changes::{PendingRow, decode_labels};
+use crate::store::changes::{Pending, decode_labels};
 use crate::store::{Change, StoreError};
 
 /// The change log (schema version 4). `id` is the position: AUTOINCREMENT, so a position is
@@ -63,18 +63,22 @@ pub(super) fn change_heads(conn: &Connection) -> Result<Vec<(String, i64)>, Stor
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Inserts a commit's rows; `tx` is its `transactions` row (when it wrote links), whose first
-/// link of a source makes that source new. With `redact` (an erasure), a source left with no
-/// link loses its earlier rows.
+/// Deletes every row of the forgotten sources, then inserts the commit's rows; `tx` is its
+/// `transactions` row (when it wrote links), whose first link of a source makes that source new.
 pub(super) fn record(
     conn: &Connection,
-    rows: &[PendingRow],
+    pending: &Pending,
     author: &str,
     at: i64,
     tx: Option<i64>,
-    redact: bool,
 ) -> Result<(), StoreError> {
-    for row in rows {
+    for (perspective, source) in &pending.forgotten {
+        conn.prepare_cached(
+            "DELETE FROM changes WHERE perspective = (SELECT id FROM perspectives WHERE uuid = ?1) AND source = ?2",
+        )?
+        .execute((perspective, source))?;
+    }
+    for row in &pending.rows {
         conn.prepare_cached(
             "INSERT INTO changes (perspective, source, author, at, labels, labels_before) \
              SELECT p.id, ?2, ?3, ?4, ?5, COALESCE(\
@@ -84,15 +88,6 @@ pub(super) fn record(
              FROM perspectives p WHERE p.uuid = ?1",
         )?
         .execute((&row.perspective, &row.source, author, at, &row.labels, tx))?;
-        if redact {
-            let position = conn.last_insert_rowid();
-            conn.prepare_cached(
-                "DELETE FROM changes WHERE perspective = (SELECT id FROM perspectives WHERE uuid = ?1) \
-                 AND source = ?2 AND id < ?3 AND NOT EXISTS (SELECT 1 FROM links l WHERE l.perspective = \
-                 changes.perspective AND l.source = ?2)",
-            )?
-            .execute((&row.perspective, &row.source, position))?;
-        }
     }
     Ok(())
 }

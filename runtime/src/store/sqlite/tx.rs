@@ -127,9 +127,9 @@ impl<'a> SqliteWriteTx<'a> {
     fn record_changes(&mut self, redact: bool) -> Result<Vec<String>, StoreError> {
         let touched = std::mem::take(&mut self.touched);
         let labeller = self.feed.labeller();
-        let rows = pending_rows(&*self, &touched, labeller.as_deref())?;
+        let pending = pending_rows(&*self, &touched, labeller.as_deref(), redact)?;
         let (author, at) = (self.signer.author().to_string(), self.signer.timestamp());
-        changes::record(&self.conn, &rows, &author, at, self.tx_id, redact)?;
+        changes::record(&self.conn, &pending, &author, at, self.tx_id)?;
         Ok(touched.perspectives())
     }
 

@@ -122,7 +122,10 @@ pub(crate) fn a_cursor_taken_during_a_write_misses_nothing(fixture: &dyn Fixture
 
 pub(crate) fn an_erasure_keeps_only_that_a_source_is_gone(fixture: &dyn Fixture) {
     let store = labelled(fixture.open(clock()));
-    seed(&*store, &[("a", TYPE, "Book"), ("b", "app://cites", "a")]);
+    seed(
+        &*store,
+        &[("a", TYPE, "Book"), ("b", "app://cites", "a"), ("b", "app://x", "y")],
+    );
     add(&*store, &[("a", "app://title", "literal:string:secret")]);
     let mut tx = store.write().unwrap();
     let out = LinkPattern {
@@ -135,13 +138,15 @@ pub(crate) fn an_erasure_keeps_only_that_a_source_is_gone(fixture: &dyn Fixture)
     };
     tx.erase_links(P, &[out, into]).unwrap();
     tx.commit_erasure().unwrap();
+    // a is left with no link: every row of it goes, and a row of no source says that
+    // something was forgotten. b keeps a link: its row stays, and it gets one more.
     let log = rows(&*store, 0);
     assert_eq!(
         summary(&log),
-        // b's only link pointed at a: left with none, its earlier row goes too.
         vec![
-            ("a".into(), vec![], Some(strings(&["Book"]))),
             ("b".into(), vec![], Some(vec![])),
+            ("b".into(), vec![], Some(vec![])),
+            (crate::store::FORGOTTEN.into(), vec![], None),
         ]
     );
     let mut tx = store.write().unwrap();
