@@ -14,7 +14,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::error::{Problem, ToolError};
-use super::object::{carries_marker, links_of};
+use super::object::carries_marker;
 use super::{Engine, Registered, fixed::FixedDna, registered_classes};
 use crate::clock::format_rfc3339_micros;
 use crate::store::{Change, ChangeLabeller, FORGOTTEN, ReadTx, StoreError};
@@ -37,14 +37,22 @@ pub(super) struct ClassLabeller {
 }
 
 impl ChangeLabeller for ClassLabeller {
+    /// Reads only the source's links of marker predicates (one query): a source with a large
+    /// collection costs no more to label than any other.
     fn labels(&self, tx: &dyn ReadTx, perspective: &str, source: &str) -> Result<Vec<String>, StoreError> {
-        let links = links_of(tx, perspective, source)?;
-        if links.is_empty() {
-            return Ok(Vec::new());
-        }
         let mut classes = self.fixed.classes().to_vec();
         let registered = registered_classes(&self.fixed, &self.registered, tx, perspective)?;
         classes.extend(registered.iter().cloned());
+        let mut predicates: Vec<String> = classes
+            .iter()
+            .flat_map(|c| c.marker.iter().map(|m| m.predicate.clone()))
+            .collect();
+        predicates.sort();
+        predicates.dedup();
+        if predicates.is_empty() {
+            return Ok(Vec::new());
+        }
+        let links = tx.links_from(perspective, &[source.to_string()], &predicates)?;
         let mut names: Vec<String> = Vec::new();
         for class in classes {
             if !class.marker.is_empty() && carries_marker(&class, &links) && !names.contains(&class.name) {
