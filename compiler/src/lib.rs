@@ -13,6 +13,7 @@ mod builder;
 pub mod check;
 #[cfg(feature = "codegen")]
 pub mod codegen;
+pub mod coverage;
 pub mod describe;
 pub mod diagnostic;
 pub mod literal;
@@ -37,7 +38,12 @@ use std::path::Path;
 pub fn load(path: &Path) -> (Option<Dna>, Diagnostics) {
     let file = path.display().to_string();
     match std::fs::read_to_string(path) {
-        Ok(text) => load_str(&text, &file, parse::Format::from_path(path)),
+        Ok(text) => load_at(
+            &text,
+            &file,
+            parse::Format::from_path(path),
+            parse::file_base(path).as_deref(),
+        ),
         Err(e) => {
             let d = Diagnostic::error(
                 "unreadable-file",
@@ -53,7 +59,12 @@ pub fn load(path: &Path) -> (Option<Dna>, Diagnostics) {
 /// [`load`] for text in memory; `file` names it in diagnostics and, for bare shapes and
 /// arrays, gives the DNA its name (the file stem).
 pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, Diagnostics) {
-    let (document, mut diagnostics) = parse::parse(text, format);
+    load_at(text, file, format, None)
+}
+
+/// [`load_str`] with relative IRIs resolved against `base` (the file's URL).
+pub fn load_at(text: &str, file: &str, format: parse::Format, base: Option<&str>) -> (Option<Dna>, Diagnostics) {
+    let (document, mut diagnostics) = parse::parse_at(text, format, base);
     let fallback_name = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

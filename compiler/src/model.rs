@@ -24,6 +24,9 @@ pub struct Dna {
     pub classes: Vec<Class>,
     /// The flows: state machines over instances, in declaration order.
     pub flows: Vec<Flow>,
+    /// What the shapes graph says beyond its classes (shapes with node, subject or object
+    /// targets): enforced by the SHACL Core engine only.
+    pub engine: Vec<EngineConstraint>,
 }
 
 impl Dna {
@@ -58,6 +61,35 @@ pub struct Class {
     pub marker: Vec<MarkerLink>,
     /// The property that names an instance (`identity: true`), if any.
     pub identity_property: Option<String>,
+    /// What SHACL says about the class's instances that no typed check carries (the parents'
+    /// included): enforced by the SHACL Core engine on every validated write, or, when not
+    /// `enforceable`, by nothing (`check` says so). `docs/dna-format.md`, Coverage.
+    pub engine: Vec<EngineConstraint>,
+}
+
+/// One constraint the typed checks do not carry (`docs/dna-format.md`, Coverage).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConstraint {
+    /// The SHACL parameter as written (`sh:lessThan`, `sh:node`, `sh:targetNode`).
+    pub parameter: String,
+    /// The property it is about (its name, or its path when that is not one predicate);
+    /// `None` for a constraint on the instance itself.
+    pub property: Option<String>,
+    /// What a value or an instance must do, in words an agent can act on.
+    pub text: String,
+    /// `false` for what the Core engine cannot check (SHACL-SPARQL, SHACL rules).
+    pub enforceable: bool,
+}
+
+impl EngineConstraint {
+    pub fn from_note(note: &crate::shape::EngineNote) -> Self {
+        EngineConstraint {
+            parameter: note.parameter.clone(),
+            property: note.property.clone(),
+            text: note.text.clone(),
+            enforceable: note.enforceable,
+        }
+    }
 }
 
 impl Class {

@@ -59,6 +59,26 @@ pub struct ShapeDocument {
     pub classes: Vec<ClassShape>,
     /// The flows (state machines over instances) beside the classes.
     pub flows: Vec<FlowShape>,
+    /// What the shapes graph says beyond its classes (node shapes with `sh:targetNode`,
+    /// `sh:targetSubjectsOf`, `sh:targetObjectsOf`, property shapes with a target of their
+    /// own): enforced by the SHACL Core engine, never typed (Turtle only).
+    pub engine: Vec<EngineNote>,
+}
+
+/// A constraint of the shapes graph that no typed check carries: the SHACL Core engine
+/// enforces it on every validated write (`enforceable`), or nothing can (SHACL-SPARQL, rules)
+/// and `check` says so. `docs/dna-format.md`, Coverage.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineNote {
+    pub origin: Origin,
+    /// The SHACL parameter as written in Turtle (`sh:lessThan`, `sh:node`, `sh:targetNode`).
+    pub parameter: String,
+    /// The property it is about, by name (or its path in Turtle when the path is not a
+    /// predicate); `None` for a constraint on the node itself.
+    pub property: Option<String>,
+    /// What a value or an instance must do, in words an agent can act on.
+    pub text: String,
+    pub enforceable: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -75,6 +95,8 @@ pub struct ClassShape {
     pub destructor: Option<Vec<ActionShape>>,
     /// Node shape IRIs (`parent_shapes`, or `sh:node` in Turtle).
     pub parent_shapes: Vec<Spanned<String>>,
+    /// The constraints on the class's instances that its typed properties do not carry.
+    pub engine: Vec<EngineNote>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

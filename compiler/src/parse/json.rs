@@ -113,6 +113,7 @@ fn empty_document() -> ShapeDocument {
         description: None,
         classes: Vec::new(),
         flows: Vec::new(),
+        engine: Vec::new(),
     }
 }
 
@@ -269,6 +270,7 @@ impl Reader {
             constructor: self.either_actions(o, at, "constructor", "constructor_actions"),
             destructor: self.either_actions(o, at, "destructor", "destructor_actions"),
             parent_shapes,
+            engine: Vec::new(),
         };
         for d in &mut self.diags.0[before..] {
             if d.class.is_none() {

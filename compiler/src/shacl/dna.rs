@@ -13,6 +13,7 @@
 //! | `in`, `has_value` | `sh:in`, `sh:hasValue` |
 //! | `pattern` + `flags`, lengths, ranges | `sh:pattern` + `sh:flags`, `sh:minLength` …, `sh:minInclusive` … |
 //! | `class` / relation target | `sh:node` to a shape that holds the target class's marker |
+//! | `class` outside the DNA | `sh:class` |
 //!
 //! Computed properties (getters) are not evaluated in this release and get no shape; marker
 //! properties are what the target selects.
@@ -126,6 +127,9 @@ impl Builder<'_> {
         if let Some(target) = target {
             let marker = self.marker_shape(target);
             shape.constraints.push(Constraint::Node(marker));
+        } else if let Some(class) = &p.class {
+            // A class of another vocabulary: its instances are what rdf:type says.
+            shape.constraints.push(Constraint::Class(Term::iri(class)));
         }
         self.shapes.add(shape)
     }

@@ -63,16 +63,19 @@ impl FixedDna {
         let mut all = Diagnostics::default();
         let mut shapes = Vec::new();
         let mut flows: Vec<FlowShape> = Vec::new();
+        let mut engine = Vec::new();
         let mut owners: Vec<String> = Vec::new();
         let mut name = None;
         for (text, file, format) in sources {
-            let (document, diags) = parse::parse(text, *format);
+            let base = parse::file_base(Path::new(file));
+            let (document, diags) = parse::parse_at(text, *format, base.as_deref());
             all.extend(diags.in_file(file));
             if let Some(document) = document {
                 name = name.or(document.name.clone());
                 owners.extend(document.classes.iter().map(|_| file.clone()));
                 shapes.extend(document.classes);
                 flows.extend(document.flows);
+                engine.extend(document.engine);
             }
         }
         let fallback = sources
@@ -85,6 +88,7 @@ impl FixedDna {
             description: None,
             classes: shapes.clone(),
             flows,
+            engine,
         };
         let (dna, diags) = check::check(&document, &fallback);
         // Checks of the merged document: name the file each class came from.
@@ -191,6 +195,7 @@ impl FixedDna {
             description: None,
             classes: shapes.to_vec(),
             flows: Vec::new(),
+            engine: Vec::new(),
         };
         check::check(&document, &self.name).0
     }
