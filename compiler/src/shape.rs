@@ -75,6 +75,9 @@ pub struct ClassShape {
     pub destructor: Option<Vec<ActionShape>>,
     /// Node shape IRIs (`parent_shapes`, or `sh:node` in Turtle).
     pub parent_shapes: Vec<Spanned<String>>,
+    /// The shape's constraints that are not typed: enforced by the SHACL Core engine at write
+    /// ([`crate::model::Class::enforced`]).
+    pub enforced: Vec<crate::model::Enforced>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -130,6 +130,12 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
     }
     extend_unique(&mut constructor, &own_constructor);
     extend_unique(&mut marker, &own_marker);
+    // A parent's shape validates the child's instances too (they carry its marker).
+    let mut enforced = Vec::new();
+    for parent in parents {
+        extend_unique(&mut enforced, &parent.enforced);
+    }
+    extend_unique(&mut enforced, &draft.shape.enforced);
 
     Class {
         name: name.clone(),
@@ -142,6 +148,7 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
         constructor,
         destructor,
         marker,
+        enforced,
     }
 }
 

@@ -269,6 +269,8 @@ impl Reader {
             constructor: self.either_actions(o, at, "constructor", "constructor_actions"),
             destructor: self.either_actions(o, at, "destructor", "destructor_actions"),
             parent_shapes,
+            // The JSON form's engine-enforced constraints: none yet (core-accept).
+            enforced: Vec::new(),
         };
         for d in &mut self.diags.0[before..] {
             if d.class.is_none() {

@@ -3,6 +3,7 @@
 //! becomes a [`ClassShape`], its `sh:property` nodes [`PropertyShape`]s; what this release
 //! cannot serve is a diagnostic.
 
+mod enforced;
 mod graph;
 mod property;
 mod values;
@@ -13,7 +14,7 @@ mod tests;
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
-use crate::model::{RDF_TYPE, local_name};
+use crate::model::{Enforced, RDF_TYPE, local_name};
 use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
 use graph::{Graph, Node, Obj};
@@ -102,6 +103,7 @@ pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
     let classes = Reader {
         graph: &graph,
         diagnostics: &mut diagnostics,
+        enforced: Vec::new(),
     }
     .classes();
     let document = ShapeDocument {
@@ -147,6 +149,9 @@ impl At<'_> {
 struct Reader<'g, 'd> {
     graph: &'g Graph<'g>,
     diagnostics: &'d mut Diagnostics,
+    /// The current class shape's constraints that the typed surface does not carry: the
+    /// engine enforces them at write.
+    enforced: Vec<Enforced>,
 }
 
 impl<'g> Reader<'g, '_> {
@@ -307,12 +312,14 @@ impl<'g> Reader<'g, '_> {
             ));
         }
 
+        self.enforced.clear();
         let parent_shapes = self.parents(node, &label, &at);
         let interpretation_hint = self
             .text(node, &sh("description"), &at)
             .or_else(|| self.text(node, RDFS_COMMENT, &at));
         self.unsupported(node, NODE_KEYS, &at, &label, true);
         let properties = self.properties(node, &label, &class, origin.line);
+        let enforced = std::mem::take(&mut self.enforced);
 
         Some(ClassShape {
             origin: origin.clone(),
@@ -334,6 +341,7 @@ impl<'g> Reader<'g, '_> {
             }]),
             destructor: None,
             parent_shapes,
+            enforced,
         })
     }
 
@@ -345,29 +353,15 @@ impl<'g> Reader<'g, '_> {
             match o {
                 Obj::Node(parent @ Node::Iri(iri)) => {
                     if graph.is_subject(parent) && !self.is_class_shape(parent) {
-                        self.diagnostics.push(at.diag(
-                            Severity::Error,
-                            "unsupported-parent",
-                            format!(
-                                "shape <{label}>: sh:node <{iri}> names a shape with no class target; this release \
-                                 reads sh:node as inheritance from another class"
-                            ),
-                            format!("give <{iri}> a `sh:targetClass`, or copy its properties into <{label}>"),
-                        ));
+                        // A shared shape, not a class: its constraints hold for the instances.
+                        self.enforce("node", &[o], at, &format!("shape <{label}>"));
                     } else {
                         parents.push(Spanned::new(iri.clone(), at.origin.clone()));
                     }
                 }
-                Obj::Node(blank @ Node::Blank(_)) => self.diagnostics.push(at.diag(
-                    Severity::Error,
-                    "unsupported-parent",
-                    format!(
-                        "shape <{label}>: sh:node is an inline shape ({}); this release reads sh:node as \
-                         inheritance from another class's shape",
-                        blank.label()
-                    ),
-                    "name the parent shape with an IRI and give it a `sh:targetClass`",
-                )),
+                Obj::Node(Node::Blank(_)) => {
+                    self.enforce("node", &[o], at, &format!("shape <{label}>"));
+                }
                 other => self.diagnostics.push(at.diag(
                     Severity::Error,
                     "invalid-value",
@@ -421,37 +415,32 @@ impl<'g> Reader<'g, '_> {
         properties.into_iter().map(|(_, p)| p).collect()
     }
 
-    /// A warning for each `sh:` predicate of `node` that this release does not serve.
+    /// Each `sh:` predicate of `node` that the typed surface does not serve: engine-enforced
+    /// when it is a SHACL Core parameter, else a warning.
     fn unsupported(&mut self, node: &Node, served: &[&str], at: &At<'_>, shape: &str, on_node_shape: bool) {
         let graph = self.graph;
-        let mut warned = HashSet::new();
+        let mut seen = HashSet::new();
         for t in graph.about(node) {
             let Some(local) = t.predicate.strip_prefix(SH) else {
                 continue;
             };
-            if served.contains(&local) || !warned.insert(local) {
+            if served.contains(&local) || !seen.insert(local) {
                 continue;
             }
-            let (what, help) = if on_node_shape {
-                (
-                    format!("shape <{shape}>"),
-                    "this release serves sh:targetClass, sh:property and sh:node on a node shape; move the \
-                     constraint to a property shape if it has an equivalent there, or check it in the application",
-                )
+            let what = if on_node_shape {
+                format!("shape <{shape}>")
             } else {
-                (
-                    format!("shape <{shape}>, property `{}`", at.property.unwrap_or("?")),
-                    "this release serves sh:path, sh:name, sh:description, sh:datatype, sh:minCount, \
-                     sh:maxCount, sh:nodeKind, sh:class, sh:in, sh:pattern, sh:flags, sh:minLength, \
-                     sh:maxLength, sh:minInclusive, sh:maxInclusive, sh:minExclusive, sh:maxExclusive, \
-                     sh:hasValue and sh:order on a property; remove the constraint or check it in the application",
-                )
+                format!("shape <{shape}>, property `{}`", at.property.unwrap_or("?"))
             };
+            let values = graph.objects(node, &t.predicate);
+            if self.enforce(local, &values, at, &what) {
+                continue;
+            }
             self.diagnostics.push(at.diag(
                 Severity::Warning,
                 "unsupported-constraint",
-                format!("{what}: sh:{local} is not enforced by this release"),
-                help,
+                format!("{what}: sh:{local} is no SHACL Core parameter and is ignored"),
+                "remove it, or check the spelling against SHACL Core (https://www.w3.org/TR/shacl/#core-components)",
             ));
         }
     }

@@ -45,15 +45,7 @@ impl<'g> Reader<'g, '_> {
             Some(Obj::Node(Node::Iri(iri))) => iri.clone(),
             Some(Obj::Node(path @ Node::Blank(_))) => {
                 let kind = self.path_kind(path);
-                self.diagnostics.push(at.diag(
-                    Severity::Error,
-                    "complex-path",
-                    format!(
-                        "shape <{shape}>: a property's sh:path is {kind}; this release serves only a plain \
-                         predicate IRI, so the property is skipped"
-                    ),
-                    "use one predicate IRI as the path, e.g. `sh:path app:has_member`",
-                ));
+                self.enforce_path(kind, &at, shape);
                 return None;
             }
             Some(other) => {

@@ -223,14 +223,21 @@ fn sh_node_becomes_parent_shapes() {
 }
 
 #[test]
-fn sh_node_to_a_shape_without_class_is_a_diagnostic() {
+fn sh_node_to_a_shape_without_class_is_engine_enforced() {
     let (doc, diagnostics) = parse_ok(
         "ex:Named a sh:NodeShape ; sh:property [ sh:path ex:name ] .
          ex:DogShape a sh:NodeShape ; sh:targetClass ex:Dog ; sh:node ex:Named .",
     );
-    assert_eq!(codes(&diagnostics), ["unsupported-parent"]);
+    assert_eq!(codes(&diagnostics), ["engine-enforced"]);
     assert_eq!(doc.classes.len(), 1);
     assert!(doc.classes[0].parent_shapes.is_empty());
+    let enforced = &doc.classes[0].enforced;
+    assert_eq!(enforced.len(), 1);
+    assert_eq!(
+        (enforced[0].component.as_str(), enforced[0].property.as_deref()),
+        ("Node", None)
+    );
+    assert!(enforced[0].text.contains("Named"), "{}", enforced[0].text);
 }
 
 #[test]
@@ -252,7 +259,7 @@ fn implicit_class_target() {
 }
 
 #[test]
-fn complex_path_is_a_diagnostic_and_the_rest_is_parsed() {
+fn complex_path_is_engine_enforced_and_the_rest_is_parsed() {
     let (doc, diagnostics) = parse_ok(
         "ex:GroupShape a sh:NodeShape ; sh:targetClass ex:Group ;
             sh:property [ sh:path ex:title ; sh:name \"title\" ] ;
@@ -260,20 +267,21 @@ fn complex_path_is_a_diagnostic_and_the_rest_is_parsed() {
             sh:property [ sh:path ( ex:a ex:b ) ] ;
             sh:property [ sh:path ex:size ; sh:datatype xsd:integer ] .",
     );
-    assert_eq!(codes(&diagnostics), ["complex-path", "complex-path"]);
+    assert_eq!(codes(&diagnostics), ["engine-enforced", "engine-enforced"]);
     let d = &diagnostics.0[0];
-    assert!(d.is_error());
+    assert_eq!(d.severity, Severity::Note);
     assert_eq!(d.origin.shape.as_deref(), Some("http://example.org/GroupShape"));
     assert!(d.message.contains("inverse path"), "{}", d.message);
     assert!(d.message.contains("<http://example.org/GroupShape>"), "{}", d.message);
     assert_eq!(d.class.as_deref(), Some("Group"));
     assert_eq!(d.property.as_deref(), Some("members"));
-    assert!(d.help.is_some());
     assert_eq!(d.origin.line, Some(9));
     assert!(diagnostics.0[1].message.contains("sequence path"));
     let group = &doc.classes[0];
     let paths: Vec<&str> = group.properties.iter().filter_map(|p| p.path.as_deref()).collect();
     assert_eq!(paths, ["http://example.org/title", "http://example.org/size"]);
+    let components: Vec<&str> = group.enforced.iter().map(|e| e.component.as_str()).collect();
+    assert_eq!(components, ["Property", "Property"]);
 }
 
 #[test]
@@ -311,32 +319,38 @@ fn dash_read_only_makes_a_property_read_only() {
 }
 
 #[test]
-fn unsupported_constraints_are_warnings() {
+fn untyped_core_constraints_are_engine_enforced() {
     let (doc, diagnostics) = parse_ok(
-        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ; sh:closed true ;
+        "ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ; sh:closed true ; sh:bogus 1 ;
             sh:property [ sh:path ex:a ; sh:name \"a\" ; sh:uniqueLang true ;
                 sh:or ( [ sh:datatype xsd:string ] [ sh:datatype xsd:integer ] ) ] .",
     );
     assert_eq!(
         codes(&diagnostics),
         [
+            "engine-enforced",
             "unsupported-constraint",
-            "unsupported-constraint",
-            "unsupported-constraint"
+            "engine-enforced",
+            "engine-enforced"
         ]
     );
-    assert!(
-        diagnostics
-            .iter()
-            .all(|d| d.severity == Severity::Warning && d.help.is_some())
-    );
     assert!(diagnostics.0[0].message.contains("sh:closed"));
-    assert!(diagnostics.0[0].message.contains("not enforced"));
-    assert_eq!(diagnostics.0[1].property.as_deref(), Some("a"));
-    assert!(diagnostics.0[1].message.contains("sh:uniqueLang"));
-    assert!(diagnostics.0[2].message.contains("sh:or"));
-    assert_eq!(diagnostics.0[2].origin.path.as_deref(), Some("http://example.org/a"));
+    assert_eq!(diagnostics.0[1].severity, Severity::Warning);
+    assert!(diagnostics.0[1].message.contains("sh:bogus"));
+    assert_eq!(diagnostics.0[2].property.as_deref(), Some("a"));
+    assert!(diagnostics.0[2].message.contains("sh:uniqueLang"));
+    assert!(diagnostics.0[3].message.contains("sh:or"));
+    assert_eq!(diagnostics.0[3].origin.path.as_deref(), Some("http://example.org/a"));
     assert_eq!(doc.classes[0].properties.len(), 1);
+    let enforced: Vec<(&str, Option<&str>)> = doc.classes[0]
+        .enforced
+        .iter()
+        .map(|e| (e.component.as_str(), e.property.as_deref()))
+        .collect();
+    assert_eq!(
+        enforced,
+        [("Closed", None), ("UniqueLang", Some("a")), ("Or", Some("a"))]
+    );
 }
 
 #[test]
