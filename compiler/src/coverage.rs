@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::model::{Class, Dna, EngineConstraint, Property};
+use crate::model::{Class, Dna, Enforced, Property};
 
 /// One class's account.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,28 +24,27 @@ pub fn coverage(dna: &Dna) -> Vec<(Option<&str>, ClassCoverage)> {
         .iter()
         .map(|c| (Some(c.name.as_str()), class_coverage(c)))
         .collect();
-    if !dna.engine.is_empty() {
-        out.push((None, account("", 0, &dna.engine)));
+    if !dna.enforced.is_empty() {
+        out.push((None, account("", 0, &dna.enforced, &[])));
     }
     out
 }
 
 fn class_coverage(class: &Class) -> ClassCoverage {
     let typed = class.visible_properties().map(typed_constraints).sum();
-    account(&class.name, typed, &class.engine)
+    account(&class.name, typed, &class.enforced, &class.unenforced)
 }
 
-fn account(class: &str, typed: usize, engine: &[EngineConstraint]) -> ClassCoverage {
+fn account(class: &str, typed: usize, enforced: &[Enforced], unenforced: &[Enforced]) -> ClassCoverage {
     ClassCoverage {
         class: class.to_string(),
         typed,
-        engine: engine.iter().filter(|e| e.enforceable).count(),
-        not_enforceable: engine
+        engine: enforced.len(),
+        not_enforceable: unenforced
             .iter()
-            .filter(|e| !e.enforceable)
             .map(|e| match &e.property {
-                Some(p) => format!("`{p}` {}: {}", e.parameter, e.text),
-                None => format!("{}: {}", e.parameter, e.text),
+                Some(p) => format!("`{p}`: {}", e.text),
+                None => e.text.clone(),
             })
             .collect(),
     }

@@ -74,6 +74,19 @@ pub fn load_at(text: &str, file: &str, format: parse::Format, base: Option<&str>
         diagnostics.extend(more);
         dna
     });
+    if format == parse::Format::Turtle && !diagnostics.has_errors() {
+        // The engine reads the same text as a shapes graph: what it cannot read (a property
+        // shape with no path that a class's shape reaches, ...) is an error here too, not
+        // when the server starts.
+        if let Err(errors) = shacl::DnaGraph::read(&[(text, base)]) {
+            for e in errors {
+                diagnostics.push(
+                    Diagnostic::error("shapes-graph", shape::Origin::default(), e)
+                        .help("fix the shape: SHACL calls it ill-formed, so no validator can run it"),
+                );
+            }
+        }
+    }
     let mut diagnostics = parse::locate(diagnostics, text, format).in_file(file);
     // Checks run pass by pass; the reader wants them in the order of the file.
     diagnostics

@@ -62,23 +62,7 @@ pub struct ShapeDocument {
     /// What the shapes graph says beyond its classes (node shapes with `sh:targetNode`,
     /// `sh:targetSubjectsOf`, `sh:targetObjectsOf`, property shapes with a target of their
     /// own): enforced by the SHACL Core engine, never typed (Turtle only).
-    pub engine: Vec<EngineNote>,
-}
-
-/// A constraint of the shapes graph that no typed check carries: the SHACL Core engine
-/// enforces it on every validated write (`enforceable`), or nothing can (SHACL-SPARQL, rules)
-/// and `check` says so. `docs/dna-format.md`, Coverage.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineNote {
-    pub origin: Origin,
-    /// The SHACL parameter as written in Turtle (`sh:lessThan`, `sh:node`, `sh:targetNode`).
-    pub parameter: String,
-    /// The property it is about, by name (or its path in Turtle when the path is not a
-    /// predicate); `None` for a constraint on the node itself.
-    pub property: Option<String>,
-    /// What a value or an instance must do, in words an agent can act on.
-    pub text: String,
-    pub enforceable: bool,
+    pub enforced: Vec<crate::model::Enforced>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -95,8 +79,11 @@ pub struct ClassShape {
     pub destructor: Option<Vec<ActionShape>>,
     /// Node shape IRIs (`parent_shapes`, or `sh:node` in Turtle).
     pub parent_shapes: Vec<Spanned<String>>,
-    /// The constraints on the class's instances that its typed properties do not carry.
-    pub engine: Vec<EngineNote>,
+    /// The shape's constraints that are not typed: enforced by the SHACL Core engine at write
+    /// ([`crate::model::Class::enforced`]).
+    pub enforced: Vec<crate::model::Enforced>,
+    /// What the shape says that no SHACL Core processor checks (SHACL-SPARQL, SHACL-AF).
+    pub unenforced: Vec<crate::model::Enforced>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -14,6 +14,7 @@ const ALSO_EXPECTED: &[(&str, &[&str])] = &[
     ),
     ("not-a-dna", &["invalid-type"]),
     ("turtle-syntax", &["syntax"]),
+    ("engine-enforced-path", &["engine-enforced"]),
     (
         "flow-problems",
         &[

@@ -5,7 +5,7 @@ use super::actions::is_constant;
 use super::{ClassIndex, Draft};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal;
-use crate::model::{AD4M_RDF_TYPE, Action, ActionKind, Class, EngineConstraint, MarkerLink, Property, ValueType};
+use crate::model::{AD4M_RDF_TYPE, Action, ActionKind, Class, Enforced, MarkerLink, Property, ValueType};
 
 pub(crate) fn resolve(drafts: &[Draft], index: &ClassIndex, diags: &mut Diagnostics) -> Vec<Class> {
     let parents: Vec<Vec<usize>> = drafts.iter().map(|d| parent_indices(d, index, diags)).collect();
@@ -130,26 +130,29 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
     }
     extend_unique(&mut constructor, &own_constructor);
     extend_unique(&mut marker, &own_marker);
-    let mut engine = Vec::new();
+    // A parent's shape validates the child's instances too (they carry its marker).
+    let mut enforced = Vec::new();
+    let mut unenforced = Vec::new();
     for parent in parents {
-        extend_unique(&mut engine, &parent.engine);
+        extend_unique(&mut enforced, &parent.enforced);
+        extend_unique(&mut unenforced, &parent.unenforced);
     }
-    let mut own_engine: Vec<EngineConstraint> = draft.shape.engine.iter().map(EngineConstraint::from_note).collect();
+    extend_unique(&mut enforced, &draft.shape.enforced);
+    extend_unique(&mut unenforced, &draft.shape.unenforced);
     // A `sh:class` outside the DNA: the typed check sees an IRI, the engine the `rdf:type`.
     for p in draft.own.iter().filter(|p| p.target_class.is_none()) {
         if let Some(class) = &p.class {
-            own_engine.push(EngineConstraint {
-                parameter: "sh:class".to_string(),
+            let outside = Enforced {
+                component: "Class".to_string(),
                 property: Some(p.name.clone()),
                 text: format!(
                     "each value must be an instance of <{class}>: the perspective must hold a link \
                      (value, rdf:type, <{class}>) or to a subclass"
                 ),
-                enforceable: true,
-            });
+            };
+            extend_unique(&mut enforced, &[outside]);
         }
     }
-    extend_unique(&mut engine, &own_engine);
 
     Class {
         name: name.clone(),
@@ -162,7 +165,8 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
         constructor,
         destructor,
         marker,
-        engine,
+        enforced,
+        unenforced,
     }
 }
 

@@ -21,7 +21,7 @@ pub use vocabulary::{KNOWN_DATATYPES, datatype, node_kind};
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal::is_iri;
-use crate::model::{Action, Dna, EngineConstraint, Property, local_name};
+use crate::model::{Action, Dna, Property, local_name};
 use crate::shape::{ClassShape, PropertyShape, ShapeDocument};
 
 /// Checks a parsed document. The model is returned only when there is no error; the
@@ -42,7 +42,7 @@ pub fn check(document: &ShapeDocument, fallback_name: &str) -> (Option<Dna>, Dia
         description: document.description.clone(),
         classes,
         flows,
-        engine: document.engine.iter().map(EngineConstraint::from_note).collect(),
+        enforced: document.enforced.clone(),
     };
     let dna = if diags.has_errors() { None } else { Some(dna) };
     (dna, diags)

@@ -113,7 +113,7 @@ fn empty_document() -> ShapeDocument {
         description: None,
         classes: Vec::new(),
         flows: Vec::new(),
-        engine: Vec::new(),
+        enforced: Vec::new(),
     }
 }
 
@@ -270,7 +270,9 @@ impl Reader {
             constructor: self.either_actions(o, at, "constructor", "constructor_actions"),
             destructor: self.either_actions(o, at, "destructor", "destructor_actions"),
             parent_shapes,
-            engine: Vec::new(),
+            // The JSON form's engine-enforced constraints: none yet (core-accept).
+            enforced: Vec::new(),
+            unenforced: Vec::new(),
         };
         for d in &mut self.diags.0[before..] {
             if d.class.is_none() {

@@ -15,8 +15,9 @@ mod tests;
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::model::Enforced;
 use crate::model::{RDF_TYPE, local_name};
-use crate::shape::{ActionShape, ClassShape, EngineNote, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
+use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
 use graph::{Graph, Node, Obj};
 use values::show;
@@ -85,11 +86,12 @@ pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>
     let mut reader = Reader {
         graph: &graph,
         diagnostics: &mut diagnostics,
-        engine: Vec::new(),
-        document_engine: Vec::new(),
+        enforced: Vec::new(),
+        unenforced: Vec::new(),
+        document_enforced: Vec::new(),
     };
     let classes = reader.classes();
-    let engine = std::mem::take(&mut reader.document_engine);
+    let enforced = std::mem::take(&mut reader.document_enforced);
     if classes.is_empty() {
         diagnostics.push(
             Diagnostic::new(
@@ -110,7 +112,7 @@ pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>
         description: None,
         classes,
         flows: vec![],
-        engine,
+        enforced,
     };
     (Some(document), diagnostics)
 }
@@ -148,10 +150,12 @@ impl At<'_> {
 struct Reader<'g, 'd> {
     graph: &'g Graph<'g>,
     diagnostics: &'d mut Diagnostics,
-    /// The engine notes of the class being read.
-    engine: Vec<EngineNote>,
-    /// The engine notes of shapes that are no class (node, subject and object targets).
-    document_engine: Vec<EngineNote>,
+    /// The engine's constraints of the class being read.
+    enforced: Vec<Enforced>,
+    /// What nothing checks in the class being read (SHACL-SPARQL, SHACL-AF).
+    unenforced: Vec<Enforced>,
+    /// The engine's constraints of shapes that are no class (node, subject and object targets).
+    document_enforced: Vec<Enforced>,
 }
 
 impl<'g> Reader<'g, '_> {
@@ -261,20 +265,14 @@ impl<'g> Reader<'g, '_> {
             if is_property_shape {
                 targets_said.extend(targets.iter().map(|t| format!("sh:targetClass {}", graph.compact(t))));
             }
-            self.document_engine.push(EngineNote {
-                origin: origin.clone(),
-                parameter: targets_said
-                    .first()
-                    .and_then(|t| t.split(' ').next())
-                    .unwrap_or("sh:target")
-                    .to_string(),
+            self.document_enforced.push(Enforced {
+                component: "Node".to_string(),
                 property: None,
                 text: format!(
                     "the nodes of {} must conform to {}",
                     targets_said.join(", "),
                     self.shape_text(node)
                 ),
-                enforceable: true,
             });
         }
         if first_target.is_none() {
@@ -299,7 +297,9 @@ impl<'g> Reader<'g, '_> {
             .or_else(|| self.text(node, RDFS_COMMENT, &at));
         self.classify(node, NODE_TYPED, &at, None);
         let properties = self.properties(node, &label, &class, origin.line);
-        let engine = std::mem::take(&mut self.engine);
+        // Only this shape's: a shape without a class leaves nothing behind for the next.
+        let enforced = std::mem::take(&mut self.enforced);
+        let unenforced = std::mem::take(&mut self.unenforced);
 
         // Several class targets: the shape describes the instances of each (SHACL §2.1.3.2),
         // so each is a class with the same properties.
@@ -327,7 +327,8 @@ impl<'g> Reader<'g, '_> {
                 }]),
                 destructor: None,
                 parent_shapes: parent_shapes.clone(),
-                engine: engine.clone(),
+                enforced: enforced.clone(),
+                unenforced: unenforced.clone(),
             })
             .collect()
     }
@@ -352,7 +353,7 @@ impl<'g> Reader<'g, '_> {
                 }
                 Obj::Node(_) => {
                     let text = self.words(node, "node", o);
-                    self.note(at, "node", None, text, true);
+                    self.note("node", None, text, true);
                 }
                 other => self.diagnostics.push(at.diag(
                     Severity::Error,
@@ -406,7 +407,7 @@ impl<'g> Reader<'g, '_> {
         });
         let properties = properties.into_iter().map(|(_, p)| p).collect();
         let (properties, notes) = merge::same_paths(properties, &|iri: &str| graph.prefix_of(iri).map(str::to_string));
-        self.engine.extend(notes);
+        self.enforced.extend(notes);
         properties
     }
 }

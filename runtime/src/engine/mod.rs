@@ -34,6 +34,7 @@ pub use fixed::FixedDna;
 pub use forget::ForgetTarget;
 pub use query::QueryArgs;
 use shacl_mcp_compiler::model::Class;
+use shacl_mcp_compiler::shacl::{self, Shapes};
 
 use crate::clock::IdSource;
 use crate::store::{AuthorKey, LinkStore, ReadTx, WriteTx};
@@ -57,8 +58,16 @@ pub struct Engine {
     pushdown: bool,
 }
 
-/// The classes added with add_model, by perspective uuid.
-type Registered = RwLock<HashMap<String, Arc<Vec<Arc<Class>>>>>;
+/// What add_model added to each perspective, by perspective uuid.
+type Registered = RwLock<HashMap<String, Arc<PerspectiveModel>>>;
+
+/// A perspective's classes added with add_model, and the complete shapes of its DNA (the fixed
+/// DNA's and the added classes'), built once per change of its models.
+struct PerspectiveModel {
+    added: Vec<Arc<Class>>,
+    /// What every validation of the perspective runs ([`shacl::complete_shapes`]).
+    shapes: Arc<Shapes>,
+}
 
 /// On whose behalf an [`Engine`] acts.
 #[derive(Clone, Debug, Default)]
@@ -165,11 +174,17 @@ impl Engine {
     /// first registration.
     pub fn classes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Vec<Arc<Class>>, ToolError> {
         let mut all: Vec<Arc<Class>> = self.fixed.classes().to_vec();
-        all.extend(self.registered(tx, perspective)?.iter().cloned());
+        all.extend(self.registered(tx, perspective)?.added.iter().cloned());
         Ok(all)
     }
 
-    fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Vec<Arc<Class>>>, ToolError> {
+    /// The complete shapes of a perspective: what validate_perspective, flow guards and
+    /// validated writes run (docs/validation.md).
+    pub fn shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Shapes>, ToolError> {
+        Ok(self.registered(tx, perspective)?.shapes.clone())
+    }
+
+    fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<PerspectiveModel>, ToolError> {
         if let Some(found) = self
             .registered
             .read()
@@ -179,12 +194,18 @@ impl Engine {
             return Ok(found.clone());
         }
         let models = tx.models(perspective)?;
-        let classes = Arc::new(self.fixed.resolve_models(&models));
+        let added = self.fixed.resolve_models(&models);
+        let all: Vec<&Class> = self.fixed.classes().iter().chain(&added).map(|c| &**c).collect();
+        let shapes = shacl::complete_shapes(self.fixed.graph(), &all, None, &graph::generic_term);
+        let model = Arc::new(PerspectiveModel {
+            added,
+            shapes: Arc::new(shapes),
+        });
         self.registered
             .write()
             .unwrap_or_else(|e| e.into_inner())
-            .insert(perspective.to_string(), classes.clone());
-        Ok(classes)
+            .insert(perspective.to_string(), model.clone());
+        Ok(model)
     }
 
     /// Class lookup: exact name, then case-insensitive; else an error listing the classes.

@@ -1,6 +1,6 @@
 //! What the typed properties do not carry: each SHACL parameter of a shape is typed (read
 //! into the [`PropertyShape`](crate::shape::PropertyShape)), non-validating (`sh:name`,
-//! `sh:order`, ...), enforced by the SHACL Core engine (an [`EngineNote`] with its words), or
+//! `sh:order`, ...), enforced by the SHACL Core engine (an [`Enforced`] with its words), or
 //! beyond SHACL Core (SHACL-SPARQL, rules: a warning, never silently dropped).
 //! `docs/dna-format.md`, Coverage.
 
@@ -8,7 +8,7 @@ use super::graph::{Node, Obj};
 use super::values::show;
 use super::{At, Reader, SH, sh};
 use crate::diagnostic::Severity;
-use crate::shape::EngineNote;
+use crate::model::Enforced;
 
 /// How the reader treats one `sh:` parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,12 +148,11 @@ impl<'g> Reader<'g, '_> {
                             continue;
                         }
                         let text = self.words(node, local, object);
-                        self.note(at, local, about, text, true);
+                        self.note(local, about, text, true);
                     }
                 }
                 Kind::NotCore => {
                     self.note(
-                        at,
                         local,
                         about,
                         format!(
@@ -186,14 +185,29 @@ impl<'g> Reader<'g, '_> {
         }
     }
 
-    pub(super) fn note(&mut self, at: &At<'_>, local: &str, about: Option<&str>, text: String, enforceable: bool) {
-        self.engine.push(EngineNote {
-            origin: at.origin.clone(),
-            parameter: format!("sh:{local}"),
+    /// Records `sh:<local>` as the engine's (or, not `enforceable`, as nobody's).
+    pub(super) fn note(&mut self, local: &str, about: Option<&str>, text: String, enforceable: bool) {
+        let entry = Enforced {
+            component: self.component(local),
             property: about.map(str::to_string),
             text,
-            enforceable,
-        });
+        };
+        if enforceable {
+            self.enforced.push(entry);
+        } else {
+            self.unenforced.push(entry);
+        }
+    }
+
+    /// The constraint component a parameter belongs to, by its local name without
+    /// `ConstraintComponent` (`lessThan` is `LessThan`; `sh:qualifiedValueShape` is
+    /// `QualifiedMinCount` or `QualifiedMaxCount`).
+    fn component(&self, local: &str) -> String {
+        match local {
+            "qualifiedValueShape" => "QualifiedMinCount".to_string(),
+            "sparql" => "SPARQL".to_string(),
+            _ => capitalized(local),
+        }
     }
 
     /// What `sh:<local> <object>` asks of a value node (or of the focus node for node-level
@@ -291,4 +305,13 @@ fn bare(datatype: &str) -> bool {
         datatype.strip_prefix(super::values::XSD),
         Some("integer" | "decimal" | "double" | "boolean")
     )
+}
+
+/// `lessThan` → `LessThan`.
+pub(super) fn capitalized(local: &str) -> String {
+    let mut chars = local.chars();
+    chars
+        .next()
+        .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+        .unwrap_or_default()
 }

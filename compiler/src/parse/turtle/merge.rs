@@ -7,9 +7,10 @@
 
 use serde_json::Value;
 
+use crate::model::Enforced;
 use crate::model::local_name;
 use crate::shacl::vocab::compact;
-use crate::shape::{ClassShape, EngineNote, PropertyShape, Spanned};
+use crate::shape::{ClassShape, PropertyShape, Spanned};
 
 /// Merges the class shapes that target the same class into the first of them.
 pub(super) fn same_targets(shapes: Vec<ClassShape>, prefix_of: &dyn Fn(&str) -> Option<String>) -> Vec<ClassShape> {
@@ -25,12 +26,13 @@ pub(super) fn same_targets(shapes: Vec<ClassShape>, prefix_of: &dyn Fn(&str) -> 
                 first.parent_shapes.push(parent);
             }
         }
-        first.engine.extend(shape.engine);
+        first.enforced.extend(shape.enforced);
+        first.unenforced.extend(shape.unenforced);
         let mut properties = std::mem::take(&mut first.properties);
         properties.extend(shape.properties);
         let (properties, notes) = same_paths(properties, prefix_of);
         first.properties = properties;
-        first.engine.extend(notes);
+        first.enforced.extend(notes);
     }
     merged
 }
@@ -39,7 +41,7 @@ pub(super) fn same_targets(shapes: Vec<ClassShape>, prefix_of: &dyn Fn(&str) -> 
 pub(super) fn same_paths(
     properties: Vec<PropertyShape>,
     prefix_of: &dyn Fn(&str) -> Option<String>,
-) -> (Vec<PropertyShape>, Vec<EngineNote>) {
+) -> (Vec<PropertyShape>, Vec<Enforced>) {
     let mut out: Vec<PropertyShape> = Vec::new();
     let mut notes = Vec::new();
     for p in properties {
@@ -79,16 +81,14 @@ fn name_of(p: &PropertyShape) -> String {
 }
 
 /// `other`'s constraints added to `first`; what `first` cannot carry as well, in words.
-fn conjoin(first: &mut PropertyShape, other: PropertyShape) -> Vec<EngineNote> {
+fn conjoin(first: &mut PropertyShape, other: PropertyShape) -> Vec<Enforced> {
     let mut notes = Vec::new();
     let about = name_of(first);
     let mut note = |parameter: &str, text: String| {
-        notes.push(EngineNote {
-            origin: other.origin.clone(),
-            parameter: format!("sh:{parameter}"),
+        notes.push(Enforced {
+            component: super::engine::capitalized(parameter),
             property: Some(about.clone()),
             text,
-            enforceable: true,
         });
     };
     first.min_count = first.min_count.max(other.min_count);

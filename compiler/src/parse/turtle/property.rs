@@ -135,7 +135,7 @@ impl<'g> Reader<'g, '_> {
         p.max_exclusive = self.number(node, "maxExclusive", &at, shape);
         p.has_value = self.has_value(node, &at, shape);
         self.classify(node, PROPERTY_TYPED, &at, Some(&property));
-        self.untype_misfits(node, &mut p, &at, &property);
+        self.untype_misfits(node, &mut p, &property);
         Some((order, p))
     }
 
@@ -150,7 +150,7 @@ impl<'g> Reader<'g, '_> {
     /// Constraints SHACL allows that the property's type cannot carry (a datatype beside an
     /// IRI node kind or a class, a pattern or a length on a number, a range on text, a
     /// `sh:flags` the `regex` crate has no equivalent for): the engine's instead.
-    fn untype_misfits(&mut self, node: &Node, p: &mut PropertyShape, at: &At<'_>, property: &str) {
+    fn untype_misfits(&mut self, node: &Node, p: &mut PropertyShape, property: &str) {
         let reference = p.class.is_some()
             || p.node_kind
                 .as_ref()
@@ -172,7 +172,7 @@ impl<'g> Reader<'g, '_> {
         let untype = |this: &mut Self, local: &str| {
             for o in this.graph.objects(node, &sh(local)) {
                 let text = this.words(node, local, o);
-                this.note(at, local, Some(property), text, true);
+                this.note(local, Some(property), text, true);
             }
         };
         if reference && p.datatype.take().is_some() {
@@ -239,7 +239,7 @@ impl<'g> Reader<'g, '_> {
             Some(local) if PROPERTY_TYPED.contains(&local) => {
                 for extra in objects.iter().skip(1) {
                     let text = self.words(node, local, extra);
-                    self.note(at, local, at.property, text, true);
+                    self.note(local, at.property, text, true);
                 }
             }
             _ if objects.len() > 1 => self.duplicate(at, shape, predicate, objects.len()),

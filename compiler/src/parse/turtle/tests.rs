@@ -234,21 +234,21 @@ fn sh_node_to_a_shape_without_class_is_the_engines() {
     let dog = &doc.classes[0];
     assert!(dog.parent_shapes.is_empty());
     let texts: Vec<(&str, &str)> = dog
-        .engine
+        .enforced
         .iter()
-        .map(|n| (n.parameter.as_str(), n.text.as_str()))
+        .map(|n| (n.component.as_str(), n.text.as_str()))
         .collect();
     assert_eq!(
         texts,
         [
-            ("sh:node", "must conform to the shape ex:Named"),
+            ("Node", "must conform to the shape ex:Named"),
             (
-                "sh:node",
+                "Node",
                 "must conform to the shape [ sh:property [ sh:path ex:age ; sh:maxCount 1 ] ]"
             ),
         ]
     );
-    assert!(dog.engine.iter().all(|n| n.enforceable && n.property.is_none()));
+    assert!(dog.enforced.iter().all(|n| n.property.is_none()));
 }
 
 #[test]
@@ -283,22 +283,21 @@ fn complex_paths_are_the_engines_and_the_rest_is_typed() {
     let paths: Vec<&str> = group.properties.iter().filter_map(|p| p.path.as_deref()).collect();
     assert_eq!(paths, ["http://example.org/title", "http://example.org/size"]);
     let notes: Vec<(Option<&str>, &str, &str)> = group
-        .engine
+        .enforced
         .iter()
-        .map(|n| (n.property.as_deref(), n.parameter.as_str(), n.text.as_str()))
+        .map(|n| (n.property.as_deref(), n.component.as_str(), n.text.as_str()))
         .collect();
     assert_eq!(
         notes,
         [
-            (Some("members"), "sh:minCount", "must have at least 1 value(s)"),
+            (Some("members"), "MinCount", "must have at least 1 value(s)"),
             (
                 Some("( ex:a ex:b )"),
-                "sh:class",
+                "Class",
                 "each value must be an instance of ex:B (an rdf:type link to it or to a subclass)"
             ),
         ]
     );
-    assert_eq!(group.engine[0].origin.line, Some(9));
 }
 
 #[test]
@@ -356,53 +355,38 @@ fn other_core_constraints_are_the_engines_in_words() {
     );
     let task = &doc.classes[0];
     assert_eq!(task.properties.len(), 2);
-    let notes: Vec<(Option<&str>, &str, &str, bool)> = task
-        .engine
+    let notes: Vec<(Option<&str>, &str, &str)> = task
+        .enforced
         .iter()
-        .map(|n| {
-            (
-                n.property.as_deref(),
-                n.parameter.as_str(),
-                n.text.as_str(),
-                n.enforceable,
-            )
-        })
+        .map(|n| (n.property.as_deref(), n.component.as_str(), n.text.as_str()))
         .collect();
     assert_eq!(
         notes,
         [
             (
                 None,
-                "sh:closed",
-                "may have no property other than the paths its shape declares",
-                true
+                "Closed",
+                "may have no property other than the paths its shape declares"
+            ),
+            (Some("a"), "UniqueLang", "no two values may have the same language tag"),
+            (
+                Some("a"),
+                "LessThan",
+                "each value must be less than every value of ex:b"
             ),
             (
                 Some("a"),
-                "sh:uniqueLang",
-                "no two values may have the same language tag",
-                true
-            ),
-            (
-                Some("a"),
-                "sh:lessThan",
-                "each value must be less than every value of ex:b",
-                true
-            ),
-            (
-                Some("a"),
-                "sh:or",
-                "must conform to at least one shape of ( [ sh:datatype xsd:string ] [ sh:datatype xsd:integer ] )",
-                true
-            ),
-            (
-                Some("b"),
-                "sh:sparql",
-                "sh:sparql is SHACL-SPARQL or a SHACL Advanced Feature, not SHACL Core: nothing checks it",
-                false
+                "Or",
+                "must conform to at least one shape of ( [ sh:datatype xsd:string ] [ sh:datatype xsd:integer ] )"
             ),
         ]
     );
+    let unenforced: Vec<(Option<&str>, &str)> = task
+        .unenforced
+        .iter()
+        .map(|n| (n.property.as_deref(), n.component.as_str()))
+        .collect();
+    assert_eq!(unenforced, [(Some("b"), "SPARQL")]);
 }
 
 #[test]
@@ -439,18 +423,18 @@ fn one_path_twice_is_one_property_the_conjunction() {
         Some("http://example.org/Concept")
     );
     let notes: Vec<(&str, &str)> = t
-        .engine
+        .enforced
         .iter()
-        .map(|n| (n.parameter.as_str(), n.text.as_str()))
+        .map(|n| (n.component.as_str(), n.text.as_str()))
         .collect();
     assert_eq!(
         notes,
         [
             (
-                "sh:class",
+                "Class",
                 "each value must be an instance of http://example.org/Other (an rdf:type link to it or to a subclass)"
             ),
-            ("sh:datatype", "each value must be a literal of datatype xsd:token"),
+            ("Datatype", "each value must be a literal of datatype xsd:token"),
         ]
     );
 }
@@ -462,10 +446,10 @@ fn other_targets_are_the_engines_and_no_class_is_said() {
     assert!(doc.classes.is_empty());
     assert_eq!(codes(&diagnostics), ["no-classes"]);
     assert_eq!(diagnostics.0[0].severity, Severity::Warning);
-    assert_eq!(doc.engine.len(), 1);
-    assert_eq!(doc.engine[0].parameter, "sh:targetNode");
+    assert_eq!(doc.enforced.len(), 1);
+    assert_eq!(doc.enforced[0].component, "Node");
     assert_eq!(
-        doc.engine[0].text,
+        doc.enforced[0].text,
         "the nodes of sh:targetNode ex:alice must conform to ex:S"
     );
 }
@@ -504,7 +488,7 @@ fn values_ranges_and_invalid_values() {
     let n: &PropertyShape = &class.properties[0];
     // Ranges on a property without a numeric datatype are the engine's.
     assert_eq!((&n.min_inclusive, &n.max_inclusive), (&None, &None));
-    let ranges: Vec<&str> = class.engine.iter().map(|e| e.text.as_str()).collect();
+    let ranges: Vec<&str> = class.enforced.iter().map(|e| e.text.as_str()).collect();
     assert_eq!(
         ranges,
         [
