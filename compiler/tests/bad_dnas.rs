@@ -37,6 +37,7 @@ const LOADS_ANYWAY: &[&str] = &[
     "not-core",
     "unknown-term",
     "no-classes",
+    "no-language-form",
     "untargeted-shape",
     "unreachable-state",
 ];

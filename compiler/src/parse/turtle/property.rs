@@ -10,6 +10,7 @@ use super::values::{self, show};
 use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDF_FIRST, RDF_NIL, RDF_REST, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
 use crate::model::{NodeKind, ValueType, local_name};
+use crate::shacl::vocab::RDF_LANG_STRING;
 use crate::shape::{InValue, Origin, PropertyShape, Spanned};
 
 impl<'g> Reader<'g, '_> {
@@ -136,6 +137,19 @@ impl<'g> Reader<'g, '_> {
         p.has_value = self.has_value(node, &at, shape);
         self.classify(node, PROPERTY_TYPED, &at, Some(&property));
         self.untype_misfits(node, &mut p, &property);
+        if p.datatype.as_ref().is_some_and(|d| d.value == RDF_LANG_STRING) {
+            // Said, not silently refused later: the engine asks for a tag no tool value has.
+            self.diagnostics.push(at.diag(
+                Severity::Warning,
+                "no-language-form",
+                format!(
+                    "shape <{shape}>: property `{property}` is sh:datatype rdf:langString; tool values have no \
+                     language-tagged form in this release, so the engine refuses every write of it"
+                ),
+                "use xsd:string (or sh:or of xsd:string and rdf:langString) if a plain string will do; \
+                 the values read back and validate as written in the perspective",
+            ));
+        }
         Some((order, p))
     }
 
