@@ -71,6 +71,10 @@ pub struct ClassShape {
     pub target_class: Option<String>,
     /// A `class_name` given beside the shape (add_model); must equal the local name.
     pub class_name: Option<String>,
+    /// The class name the front end chose when the local name would collide (Turtle: two
+    /// class IRIs with one local name, `dcat:Resource` and `rdfs:Resource`; the later is told
+    /// apart by its prefix, `RdfsResource`). `None`: the local name of `target_class`.
+    pub name: Option<String>,
     pub node_shape_uri: Option<String>,
     pub interpretation_hint: Option<String>,
     pub properties: Vec<PropertyShape>,

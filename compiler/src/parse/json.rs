@@ -264,6 +264,7 @@ impl Reader {
             origin: at.clone(),
             target_class,
             class_name: self.string(o, "class_name", at),
+            name: None,
             node_shape_uri: self.string(o, "node_shape_uri", at),
             interpretation_hint: self.string(o, "interpretation_hint", at),
             properties,

@@ -162,7 +162,10 @@ impl<'g> Reader<'g, '_> {
     fn classes(&mut self) -> Vec<ClassShape> {
         let graph = self.graph;
         let shapes: Vec<ClassShape> = graph.subjects.iter().flat_map(|node| self.class_shapes(node)).collect();
-        merge::same_targets(shapes, &|iri: &str| graph.prefix_of(iri).map(str::to_string))
+        let prefix_of = |iri: &str| graph.prefix_of(iri).map(str::to_string);
+        let mut classes = merge::same_targets(shapes, &prefix_of);
+        merge::distinct_class_names(&mut classes, &prefix_of);
+        classes
     }
 
     /// The class targets of a node shape: `sh:targetClass` IRIs, else its own IRI when it is
@@ -310,6 +313,7 @@ impl<'g> Reader<'g, '_> {
                 origin: origin.clone(),
                 target_class: Some(target.clone()),
                 class_name: None,
+                name: None,
                 // The first class keeps the shape's IRI; the others get the default one.
                 node_shape_uri: match node {
                     Node::Iri(iri) if i == 0 => Some(iri.clone()),

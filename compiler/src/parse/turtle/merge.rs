@@ -37,6 +37,34 @@ pub(super) fn same_targets(shapes: Vec<ClassShape>, prefix_of: &dyn Fn(&str) -> 
     merged
 }
 
+/// Two class IRIs with one local name (`dcat:Resource`, `rdfs:Resource`) would be one class
+/// name: the later is named by its prefix too (`RdfsResource`), as SHACL allows both.
+pub(super) fn distinct_class_names(classes: &mut [ClassShape], prefix_of: &dyn Fn(&str) -> Option<String>) {
+    let local = |c: &ClassShape| local_name(c.target_class.as_deref().unwrap_or_default()).to_string();
+    for i in 0..classes.len() {
+        let mine = local(&classes[i]);
+        let taken = |name: &str, classes: &[ClassShape]| {
+            classes[..i]
+                .iter()
+                .any(|c| c.name.clone().unwrap_or_else(|| local(c)) == name)
+        };
+        if !taken(&mine, classes) {
+            continue;
+        }
+        let target = classes[i].target_class.clone().unwrap_or_default();
+        let mut name = match prefix_of(&target) {
+            Some(prefix) if !prefix.is_empty() => super::engine::capitalized(&prefix) + &mine,
+            _ => format!("{mine}2"),
+        };
+        let mut n = 2;
+        while taken(&name, classes) {
+            n += 1;
+            name = format!("{mine}{n}");
+        }
+        classes[i].name = Some(name);
+    }
+}
+
 /// Merges property shapes with the same path; renames derived names that collide.
 pub(super) fn same_paths(
     properties: Vec<PropertyShape>,

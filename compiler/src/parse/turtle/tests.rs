@@ -533,3 +533,15 @@ fn blank_node_shapes_and_odd_input_do_not_panic() {
         let _ = parse_turtle(text);
     }
 }
+
+#[test]
+fn two_classes_with_one_local_name_are_told_apart_by_prefix() {
+    let (doc, diagnostics) = parse_ok(
+        "@prefix dcat: <http://www.w3.org/ns/dcat#> .
+         ex:A a sh:NodeShape ; sh:targetClass dcat:Resource .
+         ex:B a sh:NodeShape ; sh:targetClass rdfs:Resource .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let names: Vec<Option<&str>> = doc.classes.iter().map(|c| c.name.as_deref()).collect();
+    assert_eq!(names, [None, Some("RdfsResource")]);
+}
