@@ -10,8 +10,6 @@ use shacl_mcp_compiler::load;
 use shacl_mcp_compiler::model::local_name;
 use shacl_mcp_compiler::shacl::{Graph, MemoryGraph, Term};
 
-const GRAPHS: &[&str] = &["dcat-ap/dcat-ap.ttl", "cube-link/shapes.ttl", "riverbench/profile.ttl"];
-
 /// `(class IRI, local name)` of every class a shape targets.
 fn class_targets(path: &Path) -> BTreeSet<(String, String)> {
     let text = std::fs::read(path).unwrap();
