@@ -57,6 +57,13 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
         let name = check_fn_name(p);
         quote!(#i => #name(item, references),)
     });
+    // A class without visible properties (a shape that only constrains its instances through
+    // the engine) has no arm to pass them to: the parameters are then unused.
+    let (item_param, refs_param) = if visible.is_empty() {
+        (quote!(_item), quote!(_references))
+    } else {
+        (quote!(item), quote!(references))
+    };
     let tools: Vec<TokenStream> = surface::class_tools(class)
         .iter()
         .map(|t| raw_string(&t.to_json().to_string()))
@@ -101,8 +108,8 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
 
             fn check_item(
                 index: usize,
-                item: &mut #rt::__private::Item<'_>,
-                references: &mut #rt::__private::ReferenceCheck<'_>,
+                #item_param: &mut #rt::__private::Item<'_>,
+                #refs_param: &mut #rt::__private::ReferenceCheck<'_>,
             ) -> ::std::result::Result<(), #rt::__private::StoreError> {
                 match index {
                     #(#arms)*
