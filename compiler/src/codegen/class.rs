@@ -58,11 +58,26 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
         quote!(#i => #name(item, references),)
     });
     // A class without visible properties (a shape that only constrains its instances through
-    // the engine) has no arm to pass them to: the parameters are then unused.
-    let (item_param, refs_param) = if visible.is_empty() {
-        (quote!(_item), quote!(_references))
+    // the engine) has nothing to check item by item: no match, and the parameters unused.
+    let (index_param, item_param, refs_param, check_body) = if visible.is_empty() {
+        (
+            quote!(_index),
+            quote!(_item),
+            quote!(_references),
+            quote!(::std::result::Result::Ok(())),
+        )
     } else {
-        (quote!(item), quote!(references))
+        (
+            quote!(index),
+            quote!(item),
+            quote!(references),
+            quote! {
+                match index {
+                    #(#arms)*
+                    _ => ::std::result::Result::Ok(()),
+                }
+            },
+        )
     };
     let tools: Vec<TokenStream> = surface::class_tools(class)
         .iter()
@@ -107,14 +122,11 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
             const PROPERTIES: &[#rt::__private::PropertyInfo] = &[#(#infos),*];
 
             fn check_item(
-                index: usize,
+                #index_param: usize,
                 #item_param: &mut #rt::__private::Item<'_>,
                 #refs_param: &mut #rt::__private::ReferenceCheck<'_>,
             ) -> ::std::result::Result<(), #rt::__private::StoreError> {
-                match index {
-                    #(#arms)*
-                    _ => ::std::result::Result::Ok(()),
-                }
+                #check_body
             }
 
             #(#checks)*
