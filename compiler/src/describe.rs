@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Class, Property};
+use crate::model::{Class, Enforced, Property};
 
 /// The fixed `usage` text of describe_perspective.
 pub const USAGE: &str = "Pass a class's `name` as `class_name` to the instance tools (instance_create, instance_query, \
@@ -33,7 +33,49 @@ pub fn class_json(class: &Class) -> Value {
         "collections".into(),
         collections.into_iter().map(property_json).collect(),
     );
+    // What the typed properties above do not say (docs/validation.md): checked at write all
+    // the same, so an agent reads it before it writes.
+    if !class.enforced.is_empty() {
+        o.insert("checked_at_write".into(), rules_json(&class.enforced));
+    }
+    if !class.unenforced.is_empty() {
+        o.insert("not_enforced".into(), rules_json(&class.unenforced));
+    }
     Value::Object(o)
+}
+
+/// `[{ property?, constraint, rule }]`: `constraint` the SHACL constraint component
+/// (`sh:LessThanConstraintComponent`), `rule` what a conforming instance does, in words.
+fn rules_json(rules: &[Enforced]) -> Value {
+    rules
+        .iter()
+        .map(|e| {
+            let mut o = Map::new();
+            if let Some(p) = &e.property {
+                o.insert("property".into(), p.clone().into());
+            }
+            o.insert(
+                "constraint".into(),
+                format!("sh:{}ConstraintComponent", e.component).into(),
+            );
+            o.insert("rule".into(), e.text.clone().into());
+            Value::Object(o)
+        })
+        .collect()
+}
+
+/// The class's engine-enforced rules as lines (`` `end`: each value must be … ``), those about
+/// `property` only when it is given: what tool descriptions add to the typed properties.
+pub fn rule_lines(class: &Class, property: Option<&str>) -> Vec<String> {
+    class
+        .enforced
+        .iter()
+        .filter(|e| property.is_none_or(|p| e.property.as_deref() == Some(p)))
+        .map(|e| match &e.property {
+            Some(p) => format!("`{p}`: {}", e.text),
+            None => format!("the instance: {}", e.text),
+        })
+        .collect()
 }
 
 /// One property: `{ name, type, format?, required, cardinality, predicate, read_only?, ... }`.

@@ -13,6 +13,7 @@ mod builder;
 pub mod check;
 #[cfg(feature = "codegen")]
 pub mod codegen;
+pub mod coverage;
 pub mod describe;
 pub mod diagnostic;
 pub mod literal;
@@ -37,7 +38,12 @@ use std::path::Path;
 pub fn load(path: &Path) -> (Option<Dna>, Diagnostics) {
     let file = path.display().to_string();
     match std::fs::read_to_string(path) {
-        Ok(text) => load_str(&text, &file, parse::Format::from_path(path)),
+        Ok(text) => load_at(
+            &text,
+            &file,
+            parse::Format::from_path(path),
+            parse::file_base(path).as_deref(),
+        ),
         Err(e) => {
             let d = Diagnostic::error(
                 "unreadable-file",
@@ -53,7 +59,12 @@ pub fn load(path: &Path) -> (Option<Dna>, Diagnostics) {
 /// [`load`] for text in memory; `file` names it in diagnostics and, for bare shapes and
 /// arrays, gives the DNA its name (the file stem).
 pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, Diagnostics) {
-    let (document, mut diagnostics) = parse::parse(text, format);
+    load_at(text, file, format, None)
+}
+
+/// [`load_str`] with relative IRIs resolved against `base` (the file's URL).
+pub fn load_at(text: &str, file: &str, format: parse::Format, base: Option<&str>) -> (Option<Dna>, Diagnostics) {
+    let (document, mut diagnostics) = parse::parse_at(text, format, base);
     let fallback_name = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -63,6 +74,19 @@ pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, 
         diagnostics.extend(more);
         dna
     });
+    if format == parse::Format::Turtle && !diagnostics.has_errors() {
+        // The engine reads the same text as a shapes graph: what it cannot read (a property
+        // shape with no path that a class's shape reaches, ...) is an error here too, not
+        // when the server starts.
+        if let Err(errors) = shacl::DnaGraph::read(&[(text, base)]) {
+            for e in errors {
+                diagnostics.push(
+                    Diagnostic::error("shapes-graph", shape::Origin::default(), e)
+                        .help("fix the shape: SHACL calls it ill-formed, so no validator can run it"),
+                );
+            }
+        }
+    }
     let mut diagnostics = parse::locate(diagnostics, text, format).in_file(file);
     // Checks run pass by pass; the reader wants them in the order of the file.
     diagnostics

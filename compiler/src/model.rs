@@ -24,6 +24,9 @@ pub struct Dna {
     pub classes: Vec<Class>,
     /// The flows: state machines over instances, in declaration order.
     pub flows: Vec<Flow>,
+    /// What the shapes graph says beyond its classes (shapes with node, subject or object
+    /// targets): enforced by the SHACL Core engine only.
+    pub enforced: Vec<Enforced>,
 }
 
 impl Dna {
@@ -58,6 +61,13 @@ pub struct Class {
     pub marker: Vec<MarkerLink>,
     /// The property that names an instance (`identity: true`), if any.
     pub identity_property: Option<String>,
+    /// What SHACL Core says about this class's instances beyond its typed properties: the
+    /// constraints the engine enforces on every validated write (docs/validation.md), the
+    /// parents' first. Empty for a typed-only class, which never pays for the engine.
+    pub enforced: Vec<Enforced>,
+    /// What the shapes say about the instances that no SHACL Core processor checks
+    /// (SHACL-SPARQL, SHACL Advanced Features): listed by `check`, never enforced.
+    pub unenforced: Vec<Enforced>,
 }
 
 impl Class {
@@ -69,6 +79,24 @@ impl Class {
     pub fn visible_properties(&self) -> impl Iterator<Item = &Property> {
         self.properties.iter().filter(|p| !p.is_marker())
     }
+}
+
+/// One constraint of a class that its typed checks (JSON Schema, generated struct, per-value
+/// checks) do not cover: the SHACL Core engine enforces it on every validated write, from the
+/// DNA's shapes ([`crate::shacl::complete_shapes`]). The compiler says which constraints
+/// are typed; this is the list of the others, for the write path (which classes need the
+/// engine), `check`'s coverage and the descriptions an agent reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Enforced {
+    /// The constraint component's local name without `ConstraintComponent` (`Node`,
+    /// `LessThan`, `Closed`, `QualifiedMinCount`), or `Property` for a property shape the
+    /// typed surface does not carry as a whole (a path beyond one predicate).
+    pub component: String,
+    /// The property it constrains: its name when a typed property has the path, else the
+    /// path as SPARQL writes it (`^ex:knows`, `ex:a/ex:b`); `None` for the node itself.
+    pub property: Option<String>,
+    /// What a conforming instance looks like, in words an agent can act on.
+    pub text: String,
 }
 
 /// One link of a class marker: `(this, predicate, target)`.

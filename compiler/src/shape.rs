@@ -59,6 +59,10 @@ pub struct ShapeDocument {
     pub classes: Vec<ClassShape>,
     /// The flows (state machines over instances) beside the classes.
     pub flows: Vec<FlowShape>,
+    /// What the shapes graph says beyond its classes (node shapes with `sh:targetNode`,
+    /// `sh:targetSubjectsOf`, `sh:targetObjectsOf`, property shapes with a target of their
+    /// own): enforced by the SHACL Core engine, never typed (Turtle only).
+    pub enforced: Vec<crate::model::Enforced>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -67,6 +71,10 @@ pub struct ClassShape {
     pub target_class: Option<String>,
     /// A `class_name` given beside the shape (add_model); must equal the local name.
     pub class_name: Option<String>,
+    /// The class name the front end chose when the local name would collide (Turtle: two
+    /// class IRIs with one local name, `dcat:Resource` and `rdfs:Resource`; the later is told
+    /// apart by its prefix, `RdfsResource`). `None`: the local name of `target_class`.
+    pub name: Option<String>,
     pub node_shape_uri: Option<String>,
     pub interpretation_hint: Option<String>,
     pub properties: Vec<PropertyShape>,
@@ -75,6 +83,11 @@ pub struct ClassShape {
     pub destructor: Option<Vec<ActionShape>>,
     /// Node shape IRIs (`parent_shapes`, or `sh:node` in Turtle).
     pub parent_shapes: Vec<Spanned<String>>,
+    /// The shape's constraints that are not typed: enforced by the SHACL Core engine at write
+    /// ([`crate::model::Class::enforced`]).
+    pub enforced: Vec<crate::model::Enforced>,
+    /// What the shape says that no SHACL Core processor checks (SHACL-SPARQL, SHACL-AF).
+    pub unenforced: Vec<crate::model::Enforced>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -14,6 +14,7 @@ const ALSO_EXPECTED: &[(&str, &[&str])] = &[
     ),
     ("not-a-dna", &["invalid-type"]),
     ("turtle-syntax", &["syntax"]),
+    ("engine-enforced-path", &["engine-enforced"]),
     (
         "flow-problems",
         &[
@@ -33,7 +34,10 @@ const ALSO_EXPECTED: &[(&str, &[&str])] = &[
 /// Files whose diagnostics are notes or warnings: the DNA still loads.
 const LOADS_ANYWAY: &[&str] = &[
     "no-marker",
-    "unsupported-constraint",
+    "not-core",
+    "unknown-term",
+    "no-classes",
+    "no-language-form",
     "untargeted-shape",
     "unreachable-state",
 ];

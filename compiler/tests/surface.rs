@@ -240,3 +240,46 @@ fn code_generation_is_deterministic() {
         syn::parse_file(&first).unwrap_or_else(|e| panic!("{file}: generated code parses: {e}"));
     }
 }
+
+/// A Turtle DNA with constraints beyond the typed surface: describe_perspective's class object
+/// and the create and set tools say each rule the engine checks at write, in words.
+#[test]
+fn engine_rules_are_described_where_agents_read() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/core-dna/events.ttl");
+    let (loaded, diags) = load(&path);
+    let events = loaded.unwrap_or_else(|| panic!("{diags}"));
+    let event = events.class("Event").expect("Event");
+    let described = shacl_mcp_compiler::describe::class_json(event);
+    let rules = described["checked_at_write"].as_array().expect("checked_at_write");
+    let less_than = rules
+        .iter()
+        .find(|r| r["constraint"] == "sh:LessThanConstraintComponent")
+        .expect("the sh:lessThan rule");
+    assert_eq!(less_than["property"], "start");
+    assert_eq!(less_than["rule"], "each value must be less than every value of ex:end");
+    let tools = tool_list(&events, ALL);
+    let create = tools.iter().find(|t| t.name == "event_create").expect("event_create");
+    assert!(
+        create.description.contains("Also checked at write")
+            && create
+                .description
+                .contains("`start`: each value must be less than every value of ex:end"),
+        "{}",
+        create.description
+    );
+    let set_start = tools
+        .iter()
+        .find(|t| t.name == "event_set_start")
+        .expect("event_set_start");
+    assert!(
+        set_start
+            .description
+            .contains("Also checked at write: `start`: each value must be less than"),
+        "{}",
+        set_start.description
+    );
+    // A typed-only class says nothing more.
+    let chat = dna("chat.ttl");
+    let channel = shacl_mcp_compiler::describe::class_json(chat.class("Channel").unwrap());
+    assert!(channel.get("checked_at_write").is_none());
+}

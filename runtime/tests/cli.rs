@@ -47,6 +47,39 @@ fn check_passes_every_sample_and_exits_zero() {
     assert_eq!(stdout(&o).matches(": ok\n").count(), 4, "{}", stdout(&o));
 }
 
+/// `check` ends with a line per class: typed, engine-enforced and not enforceable (the last
+/// with its reason), in text and in JSON (docs/dna-format.md, Coverage).
+#[test]
+fn check_ends_with_the_coverage_of_each_class() {
+    let events = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/core-dna/events.ttl");
+    let not_core = bad_dna("not-core.ttl").display().to_string();
+    let o = run(&["check", &events.display().to_string(), &not_core]);
+    assert!(o.status.success(), "{}", stdout(&o));
+    let text = stdout(&o);
+    let coverage = &text[text.find("events.ttl: ok\ncoverage: 4 classes\n").expect(&text)..];
+    let event = coverage
+        .lines()
+        .find(|l| l.starts_with("  class `Event`: "))
+        .expect(&text);
+    assert!(event.contains(" typed, ") && event.contains(" enforced by the SHACL Core engine, 0 not enforceable"));
+    assert!(coverage.contains("  beyond the classes: 0 typed, "), "{text}");
+    assert!(
+        text.contains(
+            "class `Event`: 2 typed, 0 enforced by the SHACL Core engine, 1 not enforceable\n    not enforceable: "
+        ),
+        "{text}"
+    );
+
+    let o = run(&["check", "--format", "json", &not_core]);
+    let report: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    let class = &report["coverage"][0]["classes"][0];
+    assert_eq!(
+        (&class["class"], &class["typed"], &class["engine"]),
+        (&Value::from("Event"), &Value::from(2), &Value::from(0))
+    );
+    assert_eq!(class["not_enforceable"].as_array().map(Vec::len), Some(1));
+}
+
 #[test]
 fn check_reports_every_problem_and_exits_one() {
     let o = run(&["check", &bad_dna("unknown-key.json").display().to_string()]);

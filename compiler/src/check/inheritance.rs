@@ -5,7 +5,7 @@ use super::actions::is_constant;
 use super::{ClassIndex, Draft};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal;
-use crate::model::{AD4M_RDF_TYPE, Action, ActionKind, Class, MarkerLink, Property, ValueType};
+use crate::model::{AD4M_RDF_TYPE, Action, ActionKind, Class, Enforced, MarkerLink, Property, ValueType};
 
 pub(crate) fn resolve(drafts: &[Draft], index: &ClassIndex, diags: &mut Diagnostics) -> Vec<Class> {
     let parents: Vec<Vec<usize>> = drafts.iter().map(|d| parent_indices(d, index, diags)).collect();
@@ -130,6 +130,29 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
     }
     extend_unique(&mut constructor, &own_constructor);
     extend_unique(&mut marker, &own_marker);
+    // A parent's shape validates the child's instances too (they carry its marker).
+    let mut enforced = Vec::new();
+    let mut unenforced = Vec::new();
+    for parent in parents {
+        extend_unique(&mut enforced, &parent.enforced);
+        extend_unique(&mut unenforced, &parent.unenforced);
+    }
+    extend_unique(&mut enforced, &draft.shape.enforced);
+    extend_unique(&mut unenforced, &draft.shape.unenforced);
+    // A `sh:class` outside the DNA: the typed check sees an IRI, the engine the `rdf:type`.
+    for p in draft.own.iter().filter(|p| p.target_class.is_none()) {
+        if let Some(class) = &p.class {
+            let outside = Enforced {
+                component: "Class".to_string(),
+                property: Some(p.name.clone()),
+                text: format!(
+                    "each value must be an instance of <{class}>: the perspective must hold a link \
+                     (value, rdf:type, <{class}>) or to a subclass"
+                ),
+            };
+            extend_unique(&mut enforced, &[outside]);
+        }
+    }
 
     Class {
         name: name.clone(),
@@ -142,6 +165,8 @@ fn build(draft: &Draft, parents: &[Class], diags: &mut Diagnostics) -> Class {
         constructor,
         destructor,
         marker,
+        enforced,
+        unenforced,
     }
 }
 

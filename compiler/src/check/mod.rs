@@ -42,6 +42,7 @@ pub fn check(document: &ShapeDocument, fallback_name: &str) -> (Option<Dna>, Dia
         description: document.description.clone(),
         classes,
         flows,
+        enforced: document.enforced.clone(),
     };
     let dna = if diags.has_errors() { None } else { Some(dna) };
     (dna, diags)
@@ -109,7 +110,10 @@ fn headers(document: &ShapeDocument, diags: &mut Diagnostics) -> Vec<Header> {
             continue;
         };
         let at = || shape.origin.child("target_class");
-        let name = local_name(target_class).to_string();
+        let name = shape
+            .name
+            .clone()
+            .unwrap_or_else(|| local_name(target_class).to_string());
         if !is_iri(target_class) || name.is_empty() {
             diags.push(
                 Diagnostic::error("invalid-iri", at(), format!("target_class `{target_class}` is not an IRI with a local name"))
@@ -148,7 +152,8 @@ fn headers(document: &ShapeDocument, diags: &mut Diagnostics) -> Vec<Header> {
             continue;
         }
         let node_shape_uri = shape.node_shape_uri.clone().unwrap_or_else(|| {
-            let namespace = &target_class[..target_class.len() - name.len()];
+            let local = local_name(target_class);
+            let namespace = &target_class[..target_class.len() - local.len()];
             format!("{namespace}{name}Shape")
         });
         headers.push(Header {

@@ -206,14 +206,31 @@ fn property(
                 }
                 target_class = Some(named.clone());
             }
+            // A class of another vocabulary (`foaf:Agent`): a reference property whose values
+            // the engine checks by `rdf:type` (SHACL §4.1.1); the typed check sees an IRI.
+            None if is_iri(&c.value) => {
+                if let Some(named) = &target_class {
+                    diags.push(
+                        err(
+                            "conflicting-keys",
+                            c.origin.clone(),
+                            format!(
+                                "`class` <{}> is a class outside this DNA but target_class_name names class `{named}`",
+                                c.value
+                            ),
+                        )
+                        .help("make `class` and `target_class_name` name the same class"),
+                    );
+                }
+            }
             None => diags.push(
                 err(
                     "unknown-class",
                     c.origin.clone(),
-                    format!("`class` <{}> is not a class of this DNA", c.value),
+                    format!("`class` <{}> is neither a class of this DNA nor an IRI", c.value),
                 )
                 .help(format!(
-                    "use the target class or node shape IRI of one of: {} (references are checked against it)",
+                    "use the target class or node shape IRI of one of: {}, or the full IRI of a class of another vocabulary",
                     index.names()
                 )),
             ),

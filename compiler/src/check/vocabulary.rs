@@ -1,14 +1,20 @@
 //! The spellings the input accepts for datatypes, node kinds and relation kinds.
 
+use crate::literal::is_iri;
 use crate::model::{IntegerKind, NodeKind, RelationKind, TemporalKind, ValueType};
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 const SH: &str = "http://www.w3.org/ns/shacl#";
 
 /// `xsd:string`, `xsd://string` and the full XSD IRI all name one datatype; returns the full
-/// IRI and the value type, or `None` for a datatype this release does not know.
+/// IRI and the value type, or `None` for a name in the XSD namespace that XSD does not
+/// define (a typo) or a datatype that is not an IRI.
 pub fn datatype(written: &str) -> Option<(String, ValueType)> {
-    let local = strip_any(written, &[XSD, "xsd://", "xsd:"])?;
+    let Some(local) = strip_any(written, &[XSD, "xsd://", "xsd:"]) else {
+        // A datatype of another vocabulary (`rdf:HTML`, `geo:wktLiteral`, a custom one): text,
+        // typed with that datatype in the graph the engine validates.
+        return is_iri(written).then(|| (written.to_string(), ValueType::String));
+    };
     let value_type = match local {
         "string" | "normalizedString" | "token" | "anyURI" | "language" | "Name" | "NCName" => ValueType::String,
         "boolean" => ValueType::Boolean,
@@ -29,6 +35,12 @@ pub fn datatype(written: &str) -> Option<(String, ValueType)> {
         "dateTime" | "dateTimeStamp" => ValueType::DateTime(TemporalKind::DateTime),
         "date" => ValueType::DateTime(TemporalKind::Date),
         "time" => ValueType::DateTime(TemporalKind::Time),
+        // XSD types with no friendlier form: text in their lexical space, which the engine
+        // checks (`crate::shacl::xsd::is_valid`).
+        "gYear" | "gYearMonth" | "gMonth" | "gDay" | "gMonthDay" | "duration" | "dayTimeDuration"
+        | "yearMonthDuration" | "hexBinary" | "base64Binary" | "NMTOKEN" | "QName" | "ID" | "IDREF" => {
+            ValueType::String
+        }
         _ => return None,
     };
     Some((format!("{XSD}{local}"), value_type))
@@ -37,7 +49,8 @@ pub fn datatype(written: &str) -> Option<(String, ValueType)> {
 /// The datatypes [`datatype`] knows, for help texts.
 pub const KNOWN_DATATYPES: &str = "xsd:string (normalizedString, token, anyURI), xsd:boolean, xsd:integer (int, long, short, \
      byte, nonNegativeInteger, positiveInteger, unsigned*), xsd:decimal, xsd:float, xsd:double, xsd:dateTime, \
-     xsd:dateTimeStamp, xsd:date, xsd:time";
+     xsd:dateTimeStamp, xsd:date, xsd:time, the other XSD types (xsd:gYear, xsd:duration, …) or the full IRI of a \
+     datatype of another vocabulary";
 
 /// `IRI`, `sh:IRI`, `sh://IRI` or the full SHACL IRI.
 pub fn node_kind(written: &str) -> Option<NodeKind> {
@@ -85,6 +98,9 @@ mod tests {
         assert_eq!(datatype("xsd:date").unwrap().1, ValueType::DateTime(TemporalKind::Date));
         assert_eq!(datatype("xsd:strin"), None);
         assert_eq!(datatype("string"), None);
+        assert_eq!(datatype("xsd:gYear").unwrap().1, ValueType::String);
+        let html = "http://www.w3.org/1999/02/22-rdf-syntax-ns#HTML";
+        assert_eq!(datatype(html), Some((html.to_string(), ValueType::String)));
     }
 
     #[test]

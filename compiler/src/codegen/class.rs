@@ -57,6 +57,28 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
         let name = check_fn_name(p);
         quote!(#i => #name(item, references),)
     });
+    // A class without visible properties (a shape that only constrains its instances through
+    // the engine) has nothing to check item by item: no match, and the parameters unused.
+    let (index_param, item_param, refs_param, check_body) = if visible.is_empty() {
+        (
+            quote!(_index),
+            quote!(_item),
+            quote!(_references),
+            quote!(::std::result::Result::Ok(())),
+        )
+    } else {
+        (
+            quote!(index),
+            quote!(item),
+            quote!(references),
+            quote! {
+                match index {
+                    #(#arms)*
+                    _ => ::std::result::Result::Ok(()),
+                }
+            },
+        )
+    };
     let tools: Vec<TokenStream> = surface::class_tools(class)
         .iter()
         .map(|t| raw_string(&t.to_json().to_string()))
@@ -100,14 +122,11 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
             const PROPERTIES: &[#rt::__private::PropertyInfo] = &[#(#infos),*];
 
             fn check_item(
-                index: usize,
-                item: &mut #rt::__private::Item<'_>,
-                references: &mut #rt::__private::ReferenceCheck<'_>,
+                #index_param: usize,
+                #item_param: &mut #rt::__private::Item<'_>,
+                #refs_param: &mut #rt::__private::ReferenceCheck<'_>,
             ) -> ::std::result::Result<(), #rt::__private::StoreError> {
-                match index {
-                    #(#arms)*
-                    _ => ::std::result::Result::Ok(()),
-                }
+                #check_body
             }
 
             #(#checks)*

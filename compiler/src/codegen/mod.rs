@@ -170,13 +170,15 @@ pub fn load_sources(sources: &[Source]) -> Result<(Dna, Diagnostics), Diagnostic
     let mut all = Diagnostics::default();
     let mut document: Option<crate::shape::ShapeDocument> = None;
     for source in sources {
-        let (parsed, diags) = crate::parse::parse(&source.text, source.format);
+        let base = crate::parse::file_base(Path::new(&source.file));
+        let (parsed, diags) = crate::parse::parse_at(&source.text, source.format, base.as_deref());
         all.extend(crate::parse::locate(diags, &source.text, source.format).in_file(&source.file));
         if let Some(parsed) = parsed {
             match &mut document {
                 Some(doc) => {
                     doc.classes.extend(parsed.classes);
                     doc.flows.extend(parsed.flows);
+                    doc.enforced.extend(parsed.enforced);
                 }
                 None => document = Some(parsed),
             }

@@ -113,6 +113,7 @@ fn empty_document() -> ShapeDocument {
         description: None,
         classes: Vec::new(),
         flows: Vec::new(),
+        enforced: Vec::new(),
     }
 }
 
@@ -263,12 +264,16 @@ impl Reader {
             origin: at.clone(),
             target_class,
             class_name: self.string(o, "class_name", at),
+            name: None,
             node_shape_uri: self.string(o, "node_shape_uri", at),
             interpretation_hint: self.string(o, "interpretation_hint", at),
             properties,
             constructor: self.either_actions(o, at, "constructor", "constructor_actions"),
             destructor: self.either_actions(o, at, "destructor", "destructor_actions"),
             parent_shapes,
+            // The JSON form's engine-enforced constraints: none yet (core-accept).
+            enforced: Vec::new(),
+            unenforced: Vec::new(),
         };
         for d in &mut self.diags.0[before..] {
             if d.class.is_none() {

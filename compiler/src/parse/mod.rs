@@ -31,10 +31,21 @@ impl Format {
 
 /// Parses `text`; `None` when it could not be read at all (a syntax error).
 pub fn parse(text: &str, format: Format) -> (Option<ShapeDocument>, Diagnostics) {
+    parse_at(text, format, None)
+}
+
+/// [`parse`] with relative IRIs (Turtle) resolved against `base`, the file's URL.
+pub fn parse_at(text: &str, format: Format, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
     match format {
         Format::Json => json::parse_json(text),
-        Format::Turtle => turtle::parse_turtle(text),
+        Format::Turtle => turtle::parse_turtle_at(text, base),
     }
+}
+
+/// `file://` + the absolute path: the base relative IRIs in a file resolve against.
+pub fn file_base(path: &Path) -> Option<String> {
+    let absolute = std::fs::canonicalize(path).ok()?;
+    Some(format!("file://{}", absolute.display()))
 }
 
 /// Adds line and column to diagnostics that carry only a JSON pointer.

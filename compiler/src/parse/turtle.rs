@@ -3,7 +3,9 @@
 //! becomes a [`ClassShape`], its `sh:property` nodes [`PropertyShape`]s; what this release
 //! cannot serve is a diagnostic.
 
+mod engine;
 mod graph;
+mod merge;
 mod property;
 mod values;
 
@@ -13,6 +15,7 @@ mod tests;
 use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
+use crate::model::Enforced;
 use crate::model::{RDF_TYPE, local_name};
 use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
@@ -27,32 +30,14 @@ const RDF_REST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest";
 const RDF_NIL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil";
 const DASH_READ_ONLY: &str = "http://datashapes.org/dash#readOnly";
 
-/// Targets other than `sh:targetClass`: not served by this release.
+/// Targets other than `sh:targetClass`: the engine's, never a class.
 const OTHER_TARGETS: &[&str] = &["targetNode", "targetSubjectsOf", "targetObjectsOf"];
 
-/// `sh:` predicates a node shape may carry without a diagnostic (mapped, or non-validating).
-const NODE_KEYS: &[&str] = &[
-    "targetClass",
-    "targetNode",
-    "targetSubjectsOf",
-    "targetObjectsOf",
-    "property",
-    "node",
-    "name",
-    "description",
-    "deactivated",
-    "severity",
-    "message",
-    "group",
-    "order",
-    "defaultValue",
-];
+/// `sh:` parameters of a class's node shape read into the class (the rest: [`engine`]).
+const NODE_TYPED: &[&str] = &["property", "node"];
 
-/// `sh:` predicates a property shape may carry without a diagnostic.
-const PROPERTY_KEYS: &[&str] = &[
-    "path",
-    "name",
-    "description",
+/// `sh:` parameters of a property shape the typed property carries (the rest: [`engine`]).
+const PROPERTY_TYPED: &[&str] = &[
     "datatype",
     "minCount",
     "maxCount",
@@ -68,19 +53,18 @@ const PROPERTY_KEYS: &[&str] = &[
     "minExclusive",
     "maxExclusive",
     "hasValue",
-    "order",
-    "deactivated",
-    "severity",
-    "message",
-    "group",
-    "defaultValue",
 ];
 
 /// Parses a Turtle shapes graph. `None` (with a `syntax` error for each problem the parser
 /// found, with its line and column) when the text is not Turtle.
 pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
+    parse_turtle_at(text, None)
+}
+
+/// [`parse_turtle`] with relative IRIs resolved against `base` (the file's URL).
+pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
     let mut diagnostics = Diagnostics::default();
-    let graph = match Graph::read(text) {
+    let graph = match Graph::read(text, base) {
         Ok(graph) => graph,
         Err(errors) => {
             for e in errors {
@@ -99,17 +83,36 @@ pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
             return (None, diagnostics);
         }
     };
-    let classes = Reader {
+    let mut reader = Reader {
         graph: &graph,
         diagnostics: &mut diagnostics,
+        enforced: Vec::new(),
+        unenforced: Vec::new(),
+        document_enforced: Vec::new(),
+    };
+    let classes = reader.classes();
+    let enforced = std::mem::take(&mut reader.document_enforced);
+    if classes.is_empty() {
+        diagnostics.push(
+            Diagnostic::new(
+                Severity::Warning,
+                "no-classes",
+                Origin::default(),
+                "the shapes graph has no node shape with a class target: the server has no class and no per-class tool",
+            )
+            .help(
+                "give the node shapes `sh:targetClass` naming the class whose instances they describe, or declare \
+                 them `a sh:NodeShape, rdfs:Class`",
+            ),
+        );
     }
-    .classes();
     let document = ShapeDocument {
         format: SourceFormat::Turtle,
         name: None,
         description: None,
         classes,
         flows: vec![],
+        enforced,
     };
     (Some(document), diagnostics)
 }
@@ -147,16 +150,22 @@ impl At<'_> {
 struct Reader<'g, 'd> {
     graph: &'g Graph<'g>,
     diagnostics: &'d mut Diagnostics,
+    /// The engine's constraints of the class being read.
+    enforced: Vec<Enforced>,
+    /// What nothing checks in the class being read (SHACL-SPARQL, SHACL-AF).
+    unenforced: Vec<Enforced>,
+    /// The engine's constraints of shapes that are no class (node, subject and object targets).
+    document_enforced: Vec<Enforced>,
 }
 
 impl<'g> Reader<'g, '_> {
     fn classes(&mut self) -> Vec<ClassShape> {
         let graph = self.graph;
-        graph
-            .subjects
-            .iter()
-            .filter_map(|node| self.class_shape(node))
-            .collect()
+        let shapes: Vec<ClassShape> = graph.subjects.iter().flat_map(|node| self.class_shapes(node)).collect();
+        let prefix_of = |iri: &str| graph.prefix_of(iri).map(str::to_string);
+        let mut classes = merge::same_targets(shapes, &prefix_of);
+        merge::distinct_class_names(&mut classes, &prefix_of);
+        classes
     }
 
     /// The class targets of a node shape: `sh:targetClass` IRIs, else its own IRI when it is
@@ -207,7 +216,9 @@ impl<'g> Reader<'g, '_> {
             .any(|o| matches!(o, Obj::Literal(l) if values::boolean(l) == Some(true)))
     }
 
-    fn class_shape(&mut self, node: &Node) -> Option<ClassShape> {
+    /// The classes a node shape makes: one per class target (none for a shape without one,
+    /// whose constraints, if it has other targets, the engine enforces).
+    fn class_shapes(&mut self, node: &Node) -> Vec<ClassShape> {
         let graph = self.graph;
         let label = node.label();
         let origin = Origin {
@@ -218,8 +229,8 @@ impl<'g> Reader<'g, '_> {
         let targets = self.class_targets(node);
         let others: Vec<String> = OTHER_TARGETS
             .iter()
-            .filter(|t| graph.has(node, &sh(t)))
-            .map(|t| format!("sh:{t}"))
+            .flat_map(|t| graph.objects(node, &sh(t)).into_iter().map(move |o| (t, o)))
+            .map(|(t, o)| format!("sh:{t} {}", self.turtle(o, 0)))
             .collect();
         let first_target = targets.first().cloned();
         let class = first_target.as_deref().map(local_name).unwrap_or_default().to_string();
@@ -239,7 +250,35 @@ impl<'g> Reader<'g, '_> {
                 ));
             }
         }
-        let Some(target) = first_target else {
+        if self.deactivated(node) {
+            if first_target.is_some() {
+                self.diagnostics.push(at.diag(
+                    Severity::Note,
+                    "deactivated",
+                    format!("shape <{label}> is sh:deactivated: it produces no class"),
+                    "remove `sh:deactivated true` to serve the class",
+                ));
+            }
+            return Vec::new();
+        }
+        let is_property_shape = graph.has(node, &sh("path"));
+        if !others.is_empty() || (is_property_shape && first_target.is_some()) {
+            // Targets that are not a class's instances: the engine checks the shape there.
+            let mut targets_said = others.clone();
+            if is_property_shape {
+                targets_said.extend(targets.iter().map(|t| format!("sh:targetClass {}", graph.compact(t))));
+            }
+            self.document_enforced.push(Enforced {
+                component: "Node".to_string(),
+                property: None,
+                text: format!(
+                    "the nodes of {} must conform to {}",
+                    targets_said.join(", "),
+                    self.shape_text(node)
+                ),
+            });
+        }
+        if first_target.is_none() {
             if others.is_empty() && self.is_unused_node_shape(node) {
                 self.diagnostics.push(at.diag(
                     Severity::Warning,
@@ -249,130 +288,82 @@ impl<'g> Reader<'g, '_> {
                      a class too (`a sh:NodeShape, rdfs:Class`: it then targets its own instances)",
                 ));
             }
-            if !others.is_empty() {
-                self.diagnostics.push(at.diag(
-                    Severity::Warning,
-                    "unsupported-target",
-                    format!(
-                        "shape <{label}> has {} but no class target: it produces no class in this release",
-                        others.join(", ")
-                    ),
-                    "give the shape a `sh:targetClass` (this release serves classes, not node or \
-                     subject/object targets)",
-                ));
-            }
-            return None;
-        };
-        if graph.has(node, &sh("path")) {
-            self.diagnostics.push(at.diag(
-                Severity::Warning,
-                "unsupported-target",
-                format!(
-                    "shape <{label}> is a property shape (it has sh:path) with its own target: it produces no class"
-                ),
-                "attach the property shape to the class's node shape with `sh:property`",
-            ));
-            return None;
+            return Vec::new();
         }
-        if self.deactivated(node) {
-            self.diagnostics.push(at.diag(
-                Severity::Note,
-                "deactivated",
-                format!("shape <{label}> is sh:deactivated: it produces no class"),
-                "remove `sh:deactivated true` to serve the class",
-            ));
-            return None;
-        }
-        if targets.len() > 1 {
-            self.diagnostics.push(at.diag(
-                Severity::Error,
-                "multiple-targets",
-                format!(
-                    "shape <{label}> targets {} classes ({}); this release makes one class per shape",
-                    targets.len(),
-                    targets.iter().map(|t| format!("<{t}>")).collect::<Vec<_>>().join(", ")
-                ),
-                "write one node shape per class; share properties through `sh:node` to a common shape",
-            ));
-        }
-        if !others.is_empty() {
-            self.diagnostics.push(at.diag(
-                Severity::Warning,
-                "unsupported-target",
-                format!(
-                    "shape <{label}>: {} is not served by this release (only the class target is)",
-                    others.join(", ")
-                ),
-                "remove the other targets; instances of the class are the nodes this release serves",
-            ));
+        if is_property_shape {
+            return Vec::new();
         }
 
         let parent_shapes = self.parents(node, &label, &at);
         let interpretation_hint = self
             .text(node, &sh("description"), &at)
             .or_else(|| self.text(node, RDFS_COMMENT, &at));
-        self.unsupported(node, NODE_KEYS, &at, &label, true);
+        self.classify(node, NODE_TYPED, &at, None);
         let properties = self.properties(node, &label, &class, origin.line);
+        // Only this shape's: a shape without a class leaves nothing behind for the next.
+        let enforced = std::mem::take(&mut self.enforced);
+        let unenforced = std::mem::take(&mut self.unenforced);
 
-        Some(ClassShape {
-            origin: origin.clone(),
-            target_class: Some(target.clone()),
-            class_name: None,
-            node_shape_uri: match node {
-                Node::Iri(iri) => Some(iri.clone()),
-                Node::Blank(_) => None,
-            },
-            interpretation_hint,
-            properties,
-            constructor: Some(vec![ActionShape {
-                origin,
-                action: "addLink".to_string(),
-                source: "this".to_string(),
-                predicate: RDF_TYPE.to_string(),
-                target,
-                local: None,
-            }]),
-            destructor: None,
-            parent_shapes,
-        })
+        // Several class targets: the shape describes the instances of each (SHACL §2.1.3.2),
+        // so each is a class with the same properties.
+        targets
+            .iter()
+            .enumerate()
+            .map(|(i, target)| ClassShape {
+                origin: origin.clone(),
+                target_class: Some(target.clone()),
+                class_name: None,
+                name: None,
+                // The first class keeps the shape's IRI; the others get the default one.
+                node_shape_uri: match node {
+                    Node::Iri(iri) if i == 0 => Some(iri.clone()),
+                    _ => None,
+                },
+                interpretation_hint: interpretation_hint.clone(),
+                properties: properties.clone(),
+                constructor: Some(vec![ActionShape {
+                    origin: origin.clone(),
+                    action: "addLink".to_string(),
+                    source: "this".to_string(),
+                    predicate: RDF_TYPE.to_string(),
+                    target: target.clone(),
+                    local: None,
+                }]),
+                destructor: None,
+                parent_shapes: parent_shapes.clone(),
+                enforced: enforced.clone(),
+                unenforced: unenforced.clone(),
+            })
+            .collect()
     }
 
-    /// `sh:node` on a node shape: inheritance, when the other shape is a class's shape.
+    /// A shape in words: its IRI, or its constraints inline.
+    fn shape_text(&self, node: &Node) -> String {
+        match node {
+            Node::Iri(iri) => self.graph.compact(iri),
+            blank => self.turtle(&Obj::Node(blank.clone()), 2),
+        }
+    }
+
+    /// `sh:node` on a node shape: inheritance when the other shape is a class's shape; any
+    /// other shape the instances must conform to is the engine's.
     fn parents(&mut self, node: &Node, label: &str, at: &At<'_>) -> Vec<Spanned<String>> {
         let graph = self.graph;
         let mut parents = Vec::new();
         for o in graph.objects(node, &sh("node")) {
             match o {
-                Obj::Node(parent @ Node::Iri(iri)) => {
-                    if graph.is_subject(parent) && !self.is_class_shape(parent) {
-                        self.diagnostics.push(at.diag(
-                            Severity::Error,
-                            "unsupported-parent",
-                            format!(
-                                "shape <{label}>: sh:node <{iri}> names a shape with no class target; this release \
-                                 reads sh:node as inheritance from another class"
-                            ),
-                            format!("give <{iri}> a `sh:targetClass`, or copy its properties into <{label}>"),
-                        ));
-                    } else {
-                        parents.push(Spanned::new(iri.clone(), at.origin.clone()));
-                    }
+                Obj::Node(parent @ Node::Iri(iri)) if !graph.is_subject(parent) || self.is_class_shape(parent) => {
+                    parents.push(Spanned::new(iri.clone(), at.origin.clone()));
                 }
-                Obj::Node(blank @ Node::Blank(_)) => self.diagnostics.push(at.diag(
-                    Severity::Error,
-                    "unsupported-parent",
-                    format!(
-                        "shape <{label}>: sh:node is an inline shape ({}); this release reads sh:node as \
-                         inheritance from another class's shape",
-                        blank.label()
-                    ),
-                    "name the parent shape with an IRI and give it a `sh:targetClass`",
-                )),
+                Obj::Node(_) => {
+                    let text = self.words(node, "node", o);
+                    self.note("node", None, text, true);
+                }
                 other => self.diagnostics.push(at.diag(
                     Severity::Error,
                     "invalid-value",
-                    format!("shape <{label}>: sh:node is {}, not a shape IRI", show(other)),
-                    "write the IRI of the parent class's node shape, e.g. `sh:node app:AnimalShape`",
+                    format!("shape <{label}>: sh:node is {}, not a shape", show(other)),
+                    "write the IRI of a node shape, e.g. `sh:node app:AnimalShape`",
                 )),
             }
         }
@@ -418,41 +409,9 @@ impl<'g> Reader<'g, '_> {
             (None, Some(_)) => std::cmp::Ordering::Greater,
             (None, None) => std::cmp::Ordering::Equal,
         });
-        properties.into_iter().map(|(_, p)| p).collect()
-    }
-
-    /// A warning for each `sh:` predicate of `node` that this release does not serve.
-    fn unsupported(&mut self, node: &Node, served: &[&str], at: &At<'_>, shape: &str, on_node_shape: bool) {
-        let graph = self.graph;
-        let mut warned = HashSet::new();
-        for t in graph.about(node) {
-            let Some(local) = t.predicate.strip_prefix(SH) else {
-                continue;
-            };
-            if served.contains(&local) || !warned.insert(local) {
-                continue;
-            }
-            let (what, help) = if on_node_shape {
-                (
-                    format!("shape <{shape}>"),
-                    "this release serves sh:targetClass, sh:property and sh:node on a node shape; move the \
-                     constraint to a property shape if it has an equivalent there, or check it in the application",
-                )
-            } else {
-                (
-                    format!("shape <{shape}>, property `{}`", at.property.unwrap_or("?")),
-                    "this release serves sh:path, sh:name, sh:description, sh:datatype, sh:minCount, \
-                     sh:maxCount, sh:nodeKind, sh:class, sh:in, sh:pattern, sh:flags, sh:minLength, \
-                     sh:maxLength, sh:minInclusive, sh:maxInclusive, sh:minExclusive, sh:maxExclusive, \
-                     sh:hasValue and sh:order on a property; remove the constraint or check it in the application",
-                )
-            };
-            self.diagnostics.push(at.diag(
-                Severity::Warning,
-                "unsupported-constraint",
-                format!("{what}: sh:{local} is not enforced by this release"),
-                help,
-            ));
-        }
+        let properties = properties.into_iter().map(|(_, p)| p).collect();
+        let (properties, notes) = merge::same_paths(properties, &|iri: &str| graph.prefix_of(iri).map(str::to_string));
+        self.enforced.extend(notes);
+        properties
     }
 }

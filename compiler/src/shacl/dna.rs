@@ -13,6 +13,7 @@
 //! | `in`, `has_value` | `sh:in`, `sh:hasValue` |
 //! | `pattern` + `flags`, lengths, ranges | `sh:pattern` + `sh:flags`, `sh:minLength` …, `sh:minInclusive` … |
 //! | `class` / relation target | `sh:node` to a shape that holds the target class's marker |
+//! | `class` outside the DNA | `sh:class` |
 //!
 //! Computed properties (getters) are not evaluated in this release and get no shape; marker
 //! properties are what the target selects.
@@ -29,26 +30,44 @@ use crate::model::{self, Class, Property, ValueType};
 /// The shapes of `classes` (every class, or only the one named `only`). `marker_term` turns a
 /// marker link's target (an IRI or an encoded literal) into the term the data graph holds.
 pub fn shapes(classes: &[&Class], only: Option<&str>, marker_term: &dyn Fn(&str) -> Term) -> Shapes {
-    let mut builder = Builder {
-        classes,
-        shapes: Shapes::new(),
-        marker_term,
-    };
-    for class in classes.iter().filter(|c| only.is_none_or(|name| c.name == name)) {
-        let root = builder.class_shape(class);
-        builder.shapes.roots.push(root);
-    }
+    let mut builder = Builder::new(classes, Shapes::new(), marker_term);
+    builder.derive(only, &|_| true);
     builder.shapes
 }
 
-struct Builder<'a> {
-    classes: &'a [&'a Class],
-    shapes: Shapes,
+/// Builds shapes for a DNA's classes into a [`Shapes`] that may already hold others (the
+/// shapes graph's, [`super::complete`]).
+pub(super) struct Builder<'a> {
+    pub(super) classes: &'a [&'a Class],
+    pub(super) shapes: Shapes,
     marker_term: &'a dyn Fn(&str) -> Term,
 }
 
+impl<'a> Builder<'a> {
+    pub(super) fn new(classes: &'a [&'a Class], shapes: Shapes, marker_term: &'a dyn Fn(&str) -> Term) -> Self {
+        Builder {
+            classes,
+            shapes,
+            marker_term,
+        }
+    }
+
+    /// A root shape derived from the model for each class (`only`: the one of that name) that
+    /// `derived` selects.
+    pub(super) fn derive(&mut self, only: Option<&str>, derived: &dyn Fn(&Class) -> bool) {
+        let classes = self.classes;
+        for class in classes
+            .iter()
+            .filter(|c| only.is_none_or(|name| c.name == name) && derived(c))
+        {
+            let root = self.class_shape(class);
+            self.shapes.roots.push(root);
+        }
+    }
+}
+
 impl Builder<'_> {
-    fn marker(&self, class: &Class) -> Vec<(String, Term)> {
+    pub(super) fn marker(&self, class: &Class) -> Vec<(String, Term)> {
         class
             .marker
             .iter()
@@ -126,12 +145,15 @@ impl Builder<'_> {
         if let Some(target) = target {
             let marker = self.marker_shape(target);
             shape.constraints.push(Constraint::Node(marker));
+        } else if let Some(class) = &p.class {
+            // A class of another vocabulary: its instances are what rdf:type says.
+            shape.constraints.push(Constraint::Class(Term::iri(class)));
         }
         self.shapes.add(shape)
     }
 
     /// A shape that a node conforms to iff it carries `class`'s whole marker.
-    fn marker_shape(&mut self, class: &Class) -> ShapeRef {
+    pub(super) fn marker_shape(&mut self, class: &Class) -> ShapeRef {
         let node = Term::blank(&format!("marker-{}", class.name));
         if let Some(found) = self.shapes.get(&node) {
             return found;

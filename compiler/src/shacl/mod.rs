@@ -8,7 +8,8 @@
 //! Shapes ──────┘  (targets, value └─ conforms
 //!   ▲              nodes, components)
 //!   ├─ Shapes::from_graph (a shapes graph in Turtle)
-//!   └─ dna::shapes (a DNA's classes, for validate_perspective)
+//!   ├─ dna::shapes (a DNA's classes derived from its model)
+//!   └─ complete::complete_shapes (a DNA's shapes graph and derived classes: every validation of a perspective)
 //! ```
 //!
 //! The validator reads graphs through the small [`Graph`] trait: [`MemoryGraph`] holds data
@@ -17,6 +18,7 @@
 //! [`crate::model::Pattern::regex_source`] says, integer datatypes keep the model's ranges,
 //! lengths count code points, and the texts come from [`crate::problems`].
 
+pub mod complete;
 pub mod dna;
 pub mod graph;
 pub mod path;
@@ -28,6 +30,7 @@ pub mod validator;
 pub mod vocab;
 pub mod xsd;
 
+pub use complete::{DnaGraph, complete_shapes};
 pub use graph::{Graph, GraphBuilder, MemoryGraph, SyntaxError};
 pub use path::Path;
 pub use shapes::{Component, Constraint, NodeKind, Shape, ShapeRef, Shapes, Target};

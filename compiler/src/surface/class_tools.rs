@@ -9,7 +9,7 @@ use super::value_schema::{
 };
 use super::{SurfaceOptions, ToolAnnotations, ToolSpec};
 use crate::model::{Class, Property};
-use crate::naming;
+use crate::{describe, naming};
 
 /// What a per-class tool does.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -304,6 +304,13 @@ impl Builder<'_> {
                 .unwrap_or_default();
             text.push_str(&format!("\n- {}{star} ({}){hint}", p.name, summary(p)));
         }
+        let rules = describe::rule_lines(self.class, None);
+        if !rules.is_empty() {
+            text.push_str("\n\nAlso checked at write (SHACL Core; a write that breaks one is refused, naming it):");
+            for rule in rules {
+                text.push_str(&format!("\n- {rule}"));
+            }
+        }
         let mut args = Map::new();
         args.insert("perspective_id".into(), "<P>".into());
         let mut set = Vec::new();
@@ -371,6 +378,16 @@ impl Builder<'_> {
         )
     }
 
+    /// ` Also checked at write: …` for the engine's rules about `p`, or nothing.
+    fn rules_about(&self, p: &Property) -> String {
+        let rules = describe::rule_lines(self.class, Some(&p.name));
+        if rules.is_empty() {
+            String::new()
+        } else {
+            format!(" Also checked at write: {}.", rules.join("; "))
+        }
+    }
+
     fn set_description(&self, tool: &str, p: &Property) -> String {
         let (name, class) = (&p.name, &self.class.name);
         let clear = if p.is_optional_scalar() {
@@ -378,6 +395,7 @@ impl Builder<'_> {
         } else {
             ""
         };
+        let clear = format!("{clear}{}", self.rules_about(p));
         format!(
             "Set `{name}` of a {class} ({}).{clear} Same as instance_update with class_name \"{class}\" and \
              properties {{\"{name}\": …}}.\nExample: {tool}({}) → {}",
@@ -401,10 +419,11 @@ impl Builder<'_> {
     fn add_description(&self, tool: &str, p: &Property) -> String {
         let (name, class) = (&p.name, &self.class.name);
         format!(
-            "Add one item to `{name}` of a {class} ({}). Adding an item that is already there changes nothing \
+            "Add one item to `{name}` of a {class} ({}).{} Adding an item that is already there changes nothing \
              (already_member: true). Same as instance_add_to_collection with class_name \"{class}\" and \
              collection \"{name}\".\nExample: {tool}({}) → {}",
             summary(p),
+            self.rules_about(p),
             json!({"perspective_id": "<P>", "expression_address": "ad4m://obj/…", "value": example_value(p)}),
             json!({"success": true, "class_name": class, "base_uri": "ad4m://obj/…", "collection": name, "links_added": 1}),
         )

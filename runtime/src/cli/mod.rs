@@ -165,8 +165,12 @@ fn with_dna(file: &std::path::Path, render: impl FnOnce(&Dna) -> String) -> Resu
 fn check(files: &[PathBuf], format: CheckFormat) -> Result<String, Failure> {
     let mut all = Diagnostics::default();
     let mut text = String::new();
+    let mut coverage = Vec::new();
     for file in files {
-        let (_, diags) = load(file);
+        let (dna, diags) = load(file);
+        if let Some(dna) = &dna {
+            coverage.push(serde_json::json!({ "file": file.display().to_string(), "classes": shacl_mcp_compiler::coverage::json(dna) }));
+        }
         if matches!(format, CheckFormat::Text) {
             let errors = diags.errors();
             let status = if errors == 0 {
@@ -178,12 +182,15 @@ fn check(files: &[PathBuf], format: CheckFormat) -> Result<String, Failure> {
                 text.push_str(&format!("{d}\n\n"));
             }
             text.push_str(&format!("{}: {status}\n", file.display()));
+            if let Some(dna) = &dna {
+                text.push_str(&shacl_mcp_compiler::coverage::text(dna));
+            }
         }
         all.extend(diags);
     }
     if let CheckFormat::Json = format {
         let list: Vec<Value> = all.iter().map(|d| d.to_json()).collect();
-        text = json_text(&serde_json::json!({ "errors": all.errors(), "diagnostics": list }));
+        text = json_text(&serde_json::json!({ "errors": all.errors(), "diagnostics": list, "coverage": coverage }));
     }
     if all.has_errors() {
         Err(Failure::Dna(text))

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::error::{Problem, ToolError};
 use super::object::carries_marker;
-use super::{Engine, Registered, fixed::FixedDna, registered_classes};
+use super::{Engine, Registered, fixed::FixedDna, registered_model};
 use crate::clock::format_rfc3339_micros;
 use crate::store::{Change, ChangeLabeller, FORGOTTEN, ReadTx, StoreError};
 
@@ -41,8 +41,8 @@ impl ChangeLabeller for ClassLabeller {
     /// collection costs no more to label than any other.
     fn labels(&self, tx: &dyn ReadTx, perspective: &str, source: &str) -> Result<Vec<String>, StoreError> {
         let mut classes = self.fixed.classes().to_vec();
-        let registered = registered_classes(&self.fixed, &self.registered, tx, perspective)?;
-        classes.extend(registered.iter().cloned());
+        let registered = registered_model(&self.fixed, &self.registered, tx, perspective)?;
+        classes.extend(registered.added.iter().cloned());
         let mut predicates: Vec<String> = classes
             .iter()
             .flat_map(|c| c.marker.iter().map(|m| m.predicate.clone()))

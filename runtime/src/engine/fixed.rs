@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use shacl_mcp_compiler::model::{Class, Dna, Flow};
 use shacl_mcp_compiler::parse::{self, Format};
+use shacl_mcp_compiler::shacl::DnaGraph;
 use shacl_mcp_compiler::shape::{ClassShape, FlowShape, ShapeDocument, SourceFormat};
 use shacl_mcp_compiler::{Diagnostics, check};
 
@@ -23,6 +24,9 @@ pub struct FixedDna {
     /// The DNA's flows, present in every perspective like its classes.
     flows: Vec<Arc<Flow>>,
     name: String,
+    /// The shapes graph of its Turtle sources, when it has any: what the engine validates
+    /// beyond the typed checks ([`shacl_mcp_compiler::shacl::complete_shapes`]).
+    graph: Option<Arc<DnaGraph>>,
 }
 
 impl FixedDna {
@@ -34,6 +38,7 @@ impl FixedDna {
             shapes: Vec::new(),
             flows: Vec::new(),
             name: "empty".to_string(),
+            graph: None,
         }
     }
 
@@ -63,16 +68,19 @@ impl FixedDna {
         let mut all = Diagnostics::default();
         let mut shapes = Vec::new();
         let mut flows: Vec<FlowShape> = Vec::new();
+        let mut enforced = Vec::new();
         let mut owners: Vec<String> = Vec::new();
         let mut name = None;
         for (text, file, format) in sources {
-            let (document, diags) = parse::parse(text, *format);
+            let base = parse::file_base(Path::new(file));
+            let (document, diags) = parse::parse_at(text, *format, base.as_deref());
             all.extend(diags.in_file(file));
             if let Some(document) = document {
                 name = name.or(document.name.clone());
                 owners.extend(document.classes.iter().map(|_| file.clone()));
                 shapes.extend(document.classes);
                 flows.extend(document.flows);
+                enforced.extend(document.enforced);
             }
         }
         let fallback = sources
@@ -85,6 +93,7 @@ impl FixedDna {
             description: None,
             classes: shapes.clone(),
             flows,
+            enforced,
         };
         let (dna, diags) = check::check(&document, &fallback);
         // Checks of the merged document: name the file each class came from.
@@ -100,14 +109,16 @@ impl FixedDna {
                 .unwrap_or_else(|| sources.first().map(|s| s.1.clone()).unwrap_or_default());
         }
         all.extend(diags);
+        let graph = shapes_graph(sources, &mut all);
         match dna {
-            Some(dna) if !all.has_errors() => Ok((Self::from_dna(dna, shapes), all)),
+            Some(dna) if !all.has_errors() => Ok((Self::from_dna(dna, shapes, graph), all)),
             _ => Err(all),
         }
     }
 
-    fn from_dna(dna: Dna, shapes: Vec<ClassShape>) -> Self {
+    fn from_dna(dna: Dna, shapes: Vec<ClassShape>, graph: Option<DnaGraph>) -> Self {
         FixedDna {
+            graph: graph.map(Arc::new),
             classes: dna.classes.into_iter().map(Arc::new).collect(),
             compiled: Vec::new(),
             shapes,
@@ -159,6 +170,11 @@ impl FixedDna {
         &self.shapes
     }
 
+    /// The shapes graph of the DNA's Turtle sources (none for a JSON DNA).
+    pub fn graph(&self) -> Option<&DnaGraph> {
+        self.graph.as_deref()
+    }
+
     pub fn has_class(&self, name: &str) -> bool {
         self.classes.iter().any(|c| c.name == name)
     }
@@ -191,7 +207,32 @@ impl FixedDna {
             description: None,
             classes: shapes.to_vec(),
             flows: Vec::new(),
+            enforced: Vec::new(),
         };
         check::check(&document, &self.name).0
+    }
+}
+
+/// The shapes graph of the Turtle sources (`None` without any); an ill-formed one is an error
+/// of the DNA, since the engine could not enforce it.
+fn shapes_graph(sources: &[(String, String, Format)], diags: &mut Diagnostics) -> Option<DnaGraph> {
+    let bases: Vec<(&str, Option<String>)> = sources
+        .iter()
+        .filter(|(_, _, format)| *format == Format::Turtle)
+        .map(|(text, file, _)| (text.as_str(), parse::file_base(Path::new(file))))
+        .collect();
+    if bases.is_empty() {
+        return None;
+    }
+    let turtle: Vec<(&str, Option<&str>)> = bases.iter().map(|(text, base)| (*text, base.as_deref())).collect();
+    match DnaGraph::read(&turtle) {
+        Ok(graph) => Some(graph),
+        Err(errors) => {
+            for e in errors {
+                let d = shacl_mcp_compiler::Diagnostic::error("shapes-graph", Default::default(), e);
+                diags.push(d);
+            }
+            None
+        }
     }
 }

@@ -35,6 +35,7 @@ pub use fixed::FixedDna;
 pub use forget::ForgetTarget;
 pub use query::QueryArgs;
 use shacl_mcp_compiler::model::Class;
+use shacl_mcp_compiler::shacl::{self, Shapes};
 
 use crate::clock::IdSource;
 use crate::store::{AuthorKey, LinkStore, ReadTx, WriteTx};
@@ -58,26 +59,41 @@ pub struct Engine {
     pushdown: bool,
 }
 
-/// The classes added with add_model, by perspective uuid.
-type Registered = RwLock<HashMap<String, Arc<Vec<Arc<Class>>>>>;
+/// What add_model added to each perspective, by perspective uuid.
+type Registered = RwLock<HashMap<String, Arc<PerspectiveModel>>>;
 
-/// The classes added with add_model to a perspective, parsed once and kept in `registered`.
-fn registered_classes(
+/// A perspective's classes added with add_model, and the complete shapes of its DNA (the fixed
+/// DNA's and the added classes'), built once per change of its models.
+struct PerspectiveModel {
+    added: Vec<Arc<Class>>,
+    /// What every validation of the perspective runs ([`shacl::complete_shapes`]).
+    shapes: Arc<Shapes>,
+}
+
+/// What add_model added to a perspective and its complete shapes, built once and kept in
+/// `registered` (the engine and the change log's labeller share it).
+fn registered_model(
     fixed: &FixedDna,
     registered: &Registered,
     tx: &dyn ReadTx,
     perspective: &str,
-) -> Result<Arc<Vec<Arc<Class>>>, crate::store::StoreError> {
+) -> Result<Arc<PerspectiveModel>, crate::store::StoreError> {
     if let Some(found) = registered.read().unwrap_or_else(|e| e.into_inner()).get(perspective) {
         return Ok(found.clone());
     }
     let models = tx.models(perspective)?;
-    let classes = Arc::new(fixed.resolve_models(&models));
+    let added = fixed.resolve_models(&models);
+    let all: Vec<&Class> = fixed.classes().iter().chain(&added).map(|c| &**c).collect();
+    let shapes = shacl::complete_shapes(fixed.graph(), &all, None, &graph::generic_term);
+    let model = Arc::new(PerspectiveModel {
+        added,
+        shapes: Arc::new(shapes),
+    });
     registered
         .write()
         .unwrap_or_else(|e| e.into_inner())
-        .insert(perspective.to_string(), classes.clone());
-    Ok(classes)
+        .insert(perspective.to_string(), model.clone());
+    Ok(model)
 }
 
 /// On whose behalf an [`Engine`] acts.
@@ -192,12 +208,18 @@ impl Engine {
     /// first registration.
     pub fn classes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Vec<Arc<Class>>, ToolError> {
         let mut all: Vec<Arc<Class>> = self.fixed.classes().to_vec();
-        all.extend(self.registered(tx, perspective)?.iter().cloned());
+        all.extend(self.registered(tx, perspective)?.added.iter().cloned());
         Ok(all)
     }
 
-    fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Vec<Arc<Class>>>, ToolError> {
-        Ok(registered_classes(&self.fixed, &self.registered, tx, perspective)?)
+    /// The complete shapes of a perspective: what validate_perspective, flow guards and
+    /// validated writes run (docs/validation.md).
+    pub fn shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Shapes>, ToolError> {
+        Ok(self.registered(tx, perspective)?.shapes.clone())
+    }
+
+    fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<PerspectiveModel>, ToolError> {
+        Ok(registered_model(&self.fixed, &self.registered, tx, perspective)?)
     }
 
     /// Class lookup: exact name, then case-insensitive; else an error listing the classes.

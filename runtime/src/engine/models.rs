@@ -85,6 +85,7 @@ impl Engine {
             description: None,
             classes: shapes,
             flows: Vec::new(),
+            enforced: Vec::new(),
         };
         let (_, diags) = shacl_mcp_compiler::check::check(&document, self.fixed.name());
         let mine: Vec<String> = diags

@@ -1,9 +1,10 @@
 //! validate_perspective: a SHACL validation report over a whole perspective, its links (the
-//! ones `add_link` wrote too) against the shapes of the fixed DNA and the models added there.
+//! ones `add_link` wrote too) against the complete shapes of the fixed DNA and the models added
+//! there ([`Engine::shapes`]).
 
 use serde_json::Value;
 use shacl_mcp_compiler::model::Class;
-use shacl_mcp_compiler::shacl::{dna, validate};
+use shacl_mcp_compiler::shacl::{complete_shapes, validate};
 
 use super::Engine;
 use super::error::ToolError;
@@ -21,8 +22,14 @@ impl Engine {
             None => None,
         };
         let graph = PerspectiveGraph::load(&*tx, perspective, &classes)?;
-        let refs: Vec<&Class> = classes.iter().map(|c| &**c).collect();
-        let shapes = dna::shapes(&refs, only.as_deref(), &generic_term);
-        Ok(validate(&graph, &shapes).to_json(&graph))
+        let report = match only {
+            None => validate(&graph, &*self.shapes(&*tx, perspective)?),
+            Some(name) => {
+                let refs: Vec<&Class> = classes.iter().map(|c| &**c).collect();
+                let shapes = complete_shapes(self.fixed.graph(), &refs, Some(&name), &generic_term);
+                validate(&graph, &shapes)
+            }
+        };
+        Ok(report.to_json(&graph))
     }
 }

@@ -69,9 +69,16 @@ pub(super) struct Graph<'a> {
 }
 
 impl<'a> Graph<'a> {
-    /// Parses the whole text; every syntax error when there is one.
-    pub(super) fn read(text: &'a str) -> Result<Self, Vec<SyntaxError>> {
-        let mut parser = TurtleParser::new().low_level();
+    /// Parses the whole text; every syntax error when there is one. Relative IRIs resolve
+    /// against `base` (the file's URL, as `shacl-mcp validate` and rdflib read it).
+    pub(super) fn read(text: &'a str, base: Option<&str>) -> Result<Self, Vec<SyntaxError>> {
+        let mut parser = TurtleParser::new();
+        if let Some(base) = base
+            && let Ok(with_base) = parser.clone().with_base_iri(base)
+        {
+            parser = with_base;
+        }
+        let mut parser = parser.low_level();
         let mut blanks: HashMap<oxrdf::BlankNode, usize> = HashMap::new();
         let mut triples = Vec::new();
         let mut errors = Vec::new();
@@ -122,6 +129,10 @@ impl<'a> Graph<'a> {
         if !errors.is_empty() {
             return Err(errors);
         }
+        // A graph is a set: a triple written twice (two files concatenated, a repeated
+        // statement) is one triple, kept where it was first read.
+        let mut seen = std::collections::HashSet::new();
+        triples.retain(|t| seen.insert((t.subject.clone(), t.predicate.clone(), format!("{:?}", t.object))));
         let prefixes = parser
             .prefixes()
             .map(|(p, ns)| (p.to_string(), ns.to_string()))
@@ -201,6 +212,28 @@ impl<'a> Graph<'a> {
             Some(_) => "",
             None => text,
         }
+    }
+
+    /// `prefix:local` for an IRI in a namespace the document declared (the longest one), else
+    /// `<iri>`: how messages write IRIs.
+    pub(super) fn compact(&self, iri: &str) -> String {
+        let simple = |local: &str| local.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
+        self.prefixes
+            .iter()
+            .filter_map(|(prefix, ns)| Some((prefix, ns.len(), iri.strip_prefix(ns.as_str())?)))
+            .filter(|(_, _, local)| simple(local))
+            .max_by_key(|(_, len, _)| *len)
+            .map(|(prefix, _, local)| format!("{prefix}:{local}"))
+            .unwrap_or_else(|| format!("<{iri}>"))
+    }
+
+    /// The declared prefix of the namespace `iri` is in, if any.
+    pub(super) fn prefix_of(&self, iri: &str) -> Option<&str> {
+        self.prefixes
+            .iter()
+            .filter(|(_, ns)| iri.starts_with(ns.as_str()))
+            .max_by_key(|(_, ns)| ns.len())
+            .map(|(p, _)| p.as_str())
     }
 
     /// `<iri>` and every `prefix:local` spelling of it.

@@ -7,9 +7,10 @@ use serde_json::{Number, Value};
 
 use super::graph::{self, Graph, Node, Obj};
 use super::values::{self, show};
-use super::{At, DASH_READ_ONLY, PROPERTY_KEYS, RDF_FIRST, RDF_NIL, RDF_REST, RDFS_COMMENT, Reader, sh, short};
+use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDF_FIRST, RDF_NIL, RDF_REST, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
-use crate::model::local_name;
+use crate::model::{NodeKind, ValueType, local_name};
+use crate::shacl::vocab::RDF_LANG_STRING;
 use crate::shape::{InValue, Origin, PropertyShape, Spanned};
 
 impl<'g> Reader<'g, '_> {
@@ -43,17 +44,20 @@ impl<'g> Reader<'g, '_> {
         };
         let path = match paths.first() {
             Some(Obj::Node(Node::Iri(iri))) => iri.clone(),
-            Some(Obj::Node(path @ Node::Blank(_))) => {
-                let kind = self.path_kind(path);
-                self.diagnostics.push(at.diag(
-                    Severity::Error,
-                    "complex-path",
-                    format!(
-                        "shape <{shape}>: a property's sh:path is {kind}; this release serves only a plain \
-                         predicate IRI, so the property is skipped"
-                    ),
-                    "use one predicate IRI as the path, e.g. `sh:path app:has_member`",
-                ));
+            Some(path @ Obj::Node(Node::Blank(_))) => {
+                // A path beyond one predicate: no tool parameter can write through it, so each
+                // of its constraints is the engine's (SHACL §2.3.1).
+                let shown = self.turtle(path, 3);
+                let about = given_name.clone().unwrap_or_else(|| shown.clone());
+                origin.path = Some(shown);
+                let at = At {
+                    origin: &origin,
+                    class: Some(class),
+                    property: Some(&about),
+                };
+                if !self.deactivated(node) {
+                    self.classify(node, &[], &at, Some(&about));
+                }
                 return None;
             }
             Some(other) => {
@@ -105,6 +109,17 @@ impl<'g> Reader<'g, '_> {
         p.interpretation_hint = self
             .text(node, &sh("description"), &at)
             .or_else(|| self.text(node, RDFS_COMMENT, &at));
+        let order = self.number(node, "order", &at, shape).and_then(|n| n.as_f64());
+        if let Some(read_only) = self.read_only(node, &at, shape) {
+            p.writable = Some(!read_only);
+        }
+        p.origin = origin.clone();
+        if !self.violation_severity(node) {
+            // A warning or an info is reported, never refused: no typed check may refuse a
+            // write for it, so every constraint of the shape is the engine's.
+            self.classify(node, &[], &at, Some(&property));
+            return Some((order, p));
+        }
         p.datatype = self.iri(node, "datatype", &at, shape).map(spanned);
         p.min_count = self.count(node, "minCount", &at, shape);
         p.max_count = self.count(node, "maxCount", &at, shape);
@@ -120,32 +135,102 @@ impl<'g> Reader<'g, '_> {
         p.min_exclusive = self.number(node, "minExclusive", &at, shape);
         p.max_exclusive = self.number(node, "maxExclusive", &at, shape);
         p.has_value = self.has_value(node, &at, shape);
-        let order = self.number(node, "order", &at, shape).and_then(|n| n.as_f64());
-        if let Some(read_only) = self.read_only(node, &at, shape) {
-            p.writable = Some(!read_only);
+        self.classify(node, PROPERTY_TYPED, &at, Some(&property));
+        self.untype_misfits(node, &mut p, &property);
+        if p.datatype.as_ref().is_some_and(|d| d.value == RDF_LANG_STRING) {
+            // Said, not silently refused later: the engine asks for a tag no tool value has.
+            self.diagnostics.push(at.diag(
+                Severity::Warning,
+                "no-language-form",
+                format!(
+                    "shape <{shape}>: property `{property}` is sh:datatype rdf:langString; tool values have no \
+                     language-tagged form in this release, so the engine refuses every write of it"
+                ),
+                "use xsd:string (or sh:or of xsd:string and rdf:langString) if a plain string will do; \
+                 the values read back and validate as written in the perspective",
+            ));
         }
-        self.unsupported(node, PROPERTY_KEYS, &at, shape, false);
-        p.origin = origin.clone();
         Some((order, p))
     }
 
-    /// What kind of complex path a blank-node `sh:path` is, for the message.
-    fn path_kind(&self, path: &Node) -> &'static str {
-        let graph = self.graph;
-        let kinds = [
-            ("inversePath", "an inverse path (sh:inversePath)"),
-            ("alternativePath", "an alternative path (sh:alternativePath)"),
-            ("zeroOrMorePath", "a zero-or-more path (sh:zeroOrMorePath)"),
-            ("oneOrMorePath", "a one-or-more path (sh:oneOrMorePath)"),
-            ("zeroOrOnePath", "a zero-or-one path (sh:zeroOrOnePath)"),
-        ];
-        if let Some((_, kind)) = kinds.iter().find(|(k, _)| graph.has(path, &sh(k))) {
-            return kind;
+    /// `sh:severity` absent or `sh:Violation`.
+    fn violation_severity(&self, node: &Node) -> bool {
+        self.graph
+            .objects(node, &sh("severity"))
+            .iter()
+            .all(|o| matches!(o, Obj::Node(Node::Iri(iri)) if *iri == sh("Violation")))
+    }
+
+    /// Constraints SHACL allows that the property's type cannot carry (a datatype beside an
+    /// IRI node kind or a class, a pattern or a length on a number, a range on text, a
+    /// `sh:flags` the `regex` crate has no equivalent for): the engine's instead.
+    fn untype_misfits(&mut self, node: &Node, p: &mut PropertyShape, property: &str) {
+        let reference = p.class.is_some()
+            || p.node_kind
+                .as_ref()
+                .and_then(|k| crate::check::node_kind(&k.value))
+                .is_some_and(|k| matches!(k, NodeKind::Iri | NodeKind::BlankNodeOrIri | NodeKind::BlankNode));
+        let value_type = if reference {
+            Some(ValueType::Reference)
+        } else {
+            match &p.datatype {
+                Some(d) => crate::check::datatype(&d.value).map(|(_, t)| t),
+                None => Some(ValueType::String),
+            }
+        };
+        let numeric = matches!(value_type, Some(ValueType::Integer(_) | ValueType::Number));
+        let textual = matches!(
+            value_type,
+            None | Some(ValueType::String | ValueType::DateTime(_) | ValueType::Reference)
+        );
+        let untype = |this: &mut Self, local: &str| {
+            for o in this.graph.objects(node, &sh(local)) {
+                let text = this.words(node, local, o);
+                this.note(local, Some(property), text, true);
+            }
+        };
+        if reference && p.datatype.take().is_some() {
+            untype(self, "datatype");
         }
-        if graph.has(path, RDF_FIRST) {
-            return "a sequence path (an RDF list)";
+        if reference
+            && p.node_kind.as_ref().and_then(|k| crate::check::node_kind(&k.value)) == Some(NodeKind::BlankNode)
+        {
+            p.node_kind = None;
+            untype(self, "nodeKind");
         }
-        "a complex path (a blank node)"
+        let bad_flags = p
+            .flags
+            .as_ref()
+            .is_some_and(|f| f.chars().any(|c| !matches!(c, 'i' | 'm' | 's' | 'x')));
+        if !textual || bad_flags {
+            if p.pattern.take().is_some() {
+                p.flags = None;
+                untype(self, "pattern");
+            }
+            for (local, field) in [("minLength", &mut p.min_length), ("maxLength", &mut p.max_length)] {
+                if !textual && field.take().is_some() {
+                    untype(self, local);
+                }
+            }
+        }
+        if !numeric {
+            for (local, field) in [
+                ("minInclusive", &mut p.min_inclusive),
+                ("maxInclusive", &mut p.max_inclusive),
+                ("minExclusive", &mut p.min_exclusive),
+                ("maxExclusive", &mut p.max_exclusive),
+            ] {
+                if field.take().is_some() {
+                    untype(self, local);
+                }
+            }
+        }
+        if let (Some(min), Some(max)) = (p.min_count, p.max_count)
+            && min > max
+        {
+            p.min_count = None;
+            untype(self, "minCount");
+        }
     }
 
     fn duplicate(&mut self, at: &At<'_>, shape: &str, predicate: &str, times: usize) {
@@ -162,8 +247,17 @@ impl<'g> Reader<'g, '_> {
     fn single(&mut self, node: &Node, predicate: &str, at: &At<'_>, shape: &str) -> Option<&'g Obj> {
         let graph = self.graph;
         let objects = graph.objects(node, predicate);
-        if objects.len() > 1 {
-            self.duplicate(at, shape, predicate, objects.len());
+        match predicate.strip_prefix(super::SH) {
+            // A constraint parameter given twice is the conjunction of both (SHACL §2.1): the
+            // first is typed, the others the engine's.
+            Some(local) if PROPERTY_TYPED.contains(&local) => {
+                for extra in objects.iter().skip(1) {
+                    let text = self.words(node, local, extra);
+                    self.note(local, at.property, text, true);
+                }
+            }
+            _ if objects.len() > 1 => self.duplicate(at, shape, predicate, objects.len()),
+            _ => {}
         }
         objects.first().copied()
     }
@@ -291,7 +385,7 @@ impl<'g> Reader<'g, '_> {
     }
 
     /// The members of an RDF list, or what is wrong with it.
-    fn list(&self, head: &'g Obj) -> Result<Vec<&'g Obj>, String> {
+    pub(super) fn list(&self, head: &'g Obj) -> Result<Vec<&'g Obj>, String> {
         let graph: &'g Graph<'g> = self.graph;
         let mut items = Vec::new();
         let mut visited = HashSet::new();

@@ -7,10 +7,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use shacl_mcp_compiler::model::{Anchor, Class, Query, Role};
-use shacl_mcp_compiler::shacl::{Term, dna, validate_nodes};
+use shacl_mcp_compiler::shacl::{Shapes, Term, validate_nodes};
 
 use crate::engine::error::{Problem, ToolError};
-use crate::engine::graph::{PerspectiveGraph, generic_term};
+use crate::engine::graph::PerspectiveGraph;
 use crate::engine::object::{links_of, values_of};
 use crate::engine::query::matching_instances;
 use crate::store::{LinkPattern, ReadTx};
@@ -21,6 +21,8 @@ pub(super) struct Context<'a> {
     /// The flow instance node (the flow's IRI before the flow has started).
     pub instance: &'a str,
     pub did: &'a str,
+    /// The perspective's complete shapes ([`crate::engine::Engine::shapes`]).
+    pub shapes: &'a Shapes,
 }
 
 impl Context<'_> {
@@ -138,6 +140,7 @@ pub(super) fn violations(
     tx: &dyn ReadTx,
     perspective: &str,
     classes: &[Arc<Class>],
+    shapes: &Shapes,
     touched: &[String],
 ) -> Result<Vec<Value>, ToolError> {
     let mut focus: Vec<String> = touched.to_vec();
@@ -149,10 +152,8 @@ pub(super) fn violations(
         focus.extend(tx.links(perspective, into, None, 0)?.into_iter().map(|l| l.source));
     }
     let graph = PerspectiveGraph::load_around(tx, perspective, classes, &focus)?;
-    let refs: Vec<&Class> = classes.iter().map(|c| &**c).collect();
-    let shapes = dna::shapes(&refs, None, &generic_term);
     let only: HashSet<Term> = focus.iter().map(|n| Term::iri(n)).collect();
-    let report = validate_nodes(&graph, &shapes, &only).to_json(&graph);
+    let report = validate_nodes(&graph, shapes, &only).to_json(&graph);
     let results = report["results"].as_array().cloned().unwrap_or_default();
     Ok(results
         .into_iter()

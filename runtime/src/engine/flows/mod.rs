@@ -46,11 +46,13 @@ impl Engine {
             return Err(ToolError::Internal(format!("flow '{}' has no state", flow.name)));
         };
         let classes = self.classes(&*tx, perspective)?;
+        let shapes = self.shapes(&*tx, perspective)?;
         let node = self.ids.mint();
         let ctx = Context {
             subject,
             instance: &node,
             did: self.did(),
+            shapes: &shapes,
         };
         let trial = step::trial(
             &mut *tx,
@@ -114,10 +116,12 @@ impl Engine {
             // A transaction per trial, dropped: nothing a trial writes is kept.
             let mut tx = self.write()?;
             let classes = self.classes(&*tx, perspective)?;
+            let shapes = self.shapes(&*tx, perspective)?;
             let ctx = Context {
                 subject,
                 instance: &node,
                 did: self.did(),
+                shapes: &shapes,
             };
             let trial = step::trial(&mut *tx, perspective, &classes, &flow, &t.to_state, &t.actions, &ctx)?;
             let mut entry = Map::new();
@@ -154,10 +158,12 @@ impl Engine {
             return Err(step::not_available(&flow, subject, &state, action));
         };
         let classes = self.classes(&*tx, perspective)?;
+        let shapes = self.shapes(&*tx, perspective)?;
         let ctx = Context {
             subject,
             instance: &running.node,
             did: self.did(),
+            shapes: &shapes,
         };
         let trial = step::trial(&mut *tx, perspective, &classes, &flow, &t.to_state, &t.actions, &ctx)?;
         if !trial.problems.is_empty() {
@@ -209,10 +215,12 @@ impl Engine {
             instance::propose(&mut *tx, perspective, flow, &running.node, t)?;
         }
         let classes = self.classes(&*tx, perspective)?;
+        let shapes = self.shapes(&*tx, perspective)?;
         let ctx = Context {
             subject,
             instance: &running.node,
             did: self.did(),
+            shapes: &shapes,
         };
         let agreed = step::agreed(&*tx, perspective, &classes, flow, &running, t, &ctx)?;
         tx.commit()?;

@@ -44,7 +44,7 @@ pub(super) fn trial(
             touched.push(action.source.clone());
         }
     }
-    let before = guards::violations(&*tx, perspective, classes, &touched)?;
+    let before = guards::violations(&*tx, perspective, classes, ctx.shapes, &touched)?;
     let mut run = Runner::new(&mut *tx, perspective, ctx.subject);
     for action in actions {
         // Flow actions have no `value` to substitute: a target that is not a constant is skipped.
@@ -69,7 +69,7 @@ pub(super) fn trial(
             }
         }
     }
-    let after = guards::violations(&*tx, perspective, classes, &touched)?;
+    let after = guards::violations(&*tx, perspective, classes, ctx.shapes, &touched)?;
     problems.extend(guards::new_violations(&before, after, classes));
     Ok(Trial {
         problems,

@@ -1,0 +1,142 @@
+//! The complete shapes of a DNA: what every validation of a perspective runs
+//! (`validate_perspective`, flow guards, validated writes). One function, so that a write the
+//! tools accept never fails `validate_perspective` (docs/validation.md).
+//!
+//! - A DNA read from a shapes graph (Turtle) keeps that graph's shapes as the validator reads
+//!   them ([`DnaGraph`]), every shape with a target: class shapes, and shapes that target
+//!   nodes, subjects or objects of a predicate. A class target naming a class of the DNA
+//!   selects the nodes that carry the class's marker (docs/data-model.md, What makes a node an
+//!   instance), and `sh:class` of a DNA class asks for that marker: in the data, instances are
+//!   known by their markers, not by `rdf:type`.
+//! - A class that the graph does not hold (a JSON DNA's, or one added with add_model) gets the
+//!   shape derived from its model ([`super::dna::shapes`]).
+
+use super::dna::Builder;
+use super::graph::{GraphBuilder, MemoryGraph};
+use super::shapes::{Constraint, Shapes, Target};
+use super::term::Term;
+use crate::model::Class;
+
+/// A DNA's shapes graph (the union of its Turtle sources) read as the validator reads it, with
+/// targets as written. Built once per DNA; [`complete_shapes`] maps it onto a perspective's
+/// classes.
+#[derive(Clone, Debug, Default)]
+pub struct DnaGraph {
+    shapes: Shapes,
+}
+
+impl DnaGraph {
+    /// Reads the Turtle sources of a DNA as one graph (blank nodes kept apart per source), each
+    /// `(text, base)`: relative IRIs resolve against the base, the file's URL, as the DNA front
+    /// end reads them ([`crate::parse::file_base`]).
+    /// `Err`: the syntax errors, or every ill-formed shape [`Shapes::from_graph`] finds.
+    pub fn read(turtle: &[(&str, Option<&str>)]) -> Result<DnaGraph, Vec<String>> {
+        let mut graphs = Vec::new();
+        for (text, base) in turtle {
+            let graph = MemoryGraph::read_turtle(text.as_bytes(), *base).map_err(|errors| {
+                errors
+                    .iter()
+                    .map(|e| format!("Turtle syntax error at {}:{}: {}", e.line, e.column, e.message))
+                    .collect::<Vec<_>>()
+            })?;
+            graphs.push(graph);
+        }
+        let shapes = match graphs.len() {
+            1 => Shapes::from_graph(&graphs[0])?,
+            _ => Shapes::from_graph(&union(&graphs))?,
+        };
+        Ok(DnaGraph { shapes })
+    }
+
+    /// The shapes with targets, as read.
+    pub fn shapes(&self) -> &Shapes {
+        &self.shapes
+    }
+
+    /// Whether the graph has a shape for `class` (its node shape, or one targeting its class).
+    pub fn holds(&self, class: &Class) -> bool {
+        let target = Term::iri(&class.target_class);
+        self.shapes.roots.iter().any(|&r| {
+            let shape = &self.shapes.shapes[r];
+            shape.node == Term::iri(&class.node_shape_uri) || shape.targets.contains(&Target::Class(target.clone()))
+        })
+    }
+}
+
+fn union(graphs: &[MemoryGraph]) -> MemoryGraph {
+    let mut builder = GraphBuilder::new();
+    for (i, graph) in graphs.iter().enumerate() {
+        let own = |t: &Term| match t {
+            Term::Blank(label) => Term::blank(&format!("s{i}-{label}")),
+            other => other.clone(),
+        };
+        for (s, p, o) in graph.triples() {
+            builder.add(own(s), p.clone(), own(o));
+        }
+    }
+    builder.build()
+}
+
+/// The shapes every validation of a perspective runs: the DNA's shapes graph (when it has one)
+/// with class targets and `sh:class` of DNA classes mapped onto markers, then a derived shape
+/// for each of `classes` the graph does not hold. `only`: just the shapes that target that
+/// class (validate_perspective's `class_name`). `marker_term` turns a marker link's target into
+/// the term the data graph holds.
+pub fn complete_shapes(
+    graph: Option<&DnaGraph>,
+    classes: &[&Class],
+    only: Option<&str>,
+    marker_term: &dyn Fn(&str) -> Term,
+) -> Shapes {
+    let start = graph.map(|g| g.shapes.clone()).unwrap_or_default();
+    let mut builder = Builder::new(classes, start, marker_term);
+    if graph.is_some() {
+        map_onto_markers(&mut builder);
+        if let Some(name) = only {
+            keep_roots_of(&mut builder, name);
+        }
+    }
+    builder.derive(only, &|c| graph.is_none_or(|g| !g.holds(c)));
+    builder.shapes
+}
+
+/// A class target or `sh:class` naming a class of the DNA: its marker instead.
+fn map_onto_markers(builder: &mut Builder<'_>) {
+    let class_of = |classes: &[&Class], term: &Term| -> Option<usize> {
+        let iri = term.as_iri()?;
+        classes.iter().position(|c| c.target_class == iri)
+    };
+    let classes = builder.classes;
+    for r in 0..builder.shapes.shapes.len() {
+        let mut targets = std::mem::take(&mut builder.shapes.shapes[r].targets);
+        for target in &mut targets {
+            if let Target::Class(term) = target
+                && let Some(i) = class_of(classes, term)
+            {
+                *target = Target::Marker(builder.marker(classes[i]));
+                builder.shapes.shapes[r].label = Some(classes[i].name.clone());
+            }
+        }
+        builder.shapes.shapes[r].targets = targets;
+        let mut constraints = std::mem::take(&mut builder.shapes.shapes[r].constraints);
+        for c in &mut constraints {
+            if let Constraint::Class(term) = c
+                && let Some(i) = class_of(classes, term)
+            {
+                *c = Constraint::Node(builder.marker_shape(classes[i]));
+            }
+        }
+        builder.shapes.shapes[r].constraints = constraints;
+    }
+}
+
+/// Only the roots whose targets select instances of the class named `name`.
+fn keep_roots_of(builder: &mut Builder<'_>, name: &str) {
+    let Some(class) = builder.classes.iter().find(|c| c.name == name) else {
+        builder.shapes.roots.clear();
+        return;
+    };
+    let marker = Target::Marker(builder.marker(class));
+    let shapes = &builder.shapes.shapes;
+    builder.shapes.roots.retain(|&r| shapes[r].targets.contains(&marker));
+}
