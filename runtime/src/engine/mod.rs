@@ -21,6 +21,7 @@ mod report;
 mod sparql;
 pub mod validate;
 pub mod values;
+mod write_rule;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -65,8 +66,9 @@ type Registered = RwLock<HashMap<String, Arc<PerspectiveModel>>>;
 /// DNA's and the added classes'), built once per change of its models.
 struct PerspectiveModel {
     added: Vec<Arc<Class>>,
-    /// What every validation of the perspective runs ([`shacl::complete_shapes`]).
-    shapes: Arc<Shapes>,
+    /// What every validation of the perspective runs ([`shacl::complete_shapes`]), with what
+    /// the write rule needs to know about them.
+    write: Arc<write_rule::WriteShapes>,
 }
 
 /// On whose behalf an [`Engine`] acts.
@@ -181,7 +183,11 @@ impl Engine {
     /// The complete shapes of a perspective: what validate_perspective, flow guards and
     /// validated writes run (docs/validation.md).
     pub fn shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Shapes>, ToolError> {
-        Ok(self.registered(tx, perspective)?.shapes.clone())
+        Ok(self.registered(tx, perspective)?.write.shapes.clone())
+    }
+
+    fn write_shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<write_rule::WriteShapes>, ToolError> {
+        Ok(self.registered(tx, perspective)?.write.clone())
     }
 
     fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<PerspectiveModel>, ToolError> {
@@ -197,9 +203,10 @@ impl Engine {
         let added = self.fixed.resolve_models(&models);
         let all: Vec<&Class> = self.fixed.classes().iter().chain(&added).map(|c| &**c).collect();
         let shapes = shacl::complete_shapes(self.fixed.graph(), &all, None, &graph::generic_term);
+        let write = write_rule::WriteShapes::new(shapes, &all, &graph::generic_term);
         let model = Arc::new(PerspectiveModel {
             added,
-            shapes: Arc::new(shapes),
+            write: Arc::new(write),
         });
         self.registered
             .write()
