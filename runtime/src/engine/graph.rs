@@ -67,6 +67,11 @@ impl PerspectiveGraph {
         Ok(Self::from_links(&links, classes))
     }
 
+    /// Every triple, in the order the graph holds them.
+    pub fn triples(&self) -> impl Iterator<Item = (&Term, &Term, &Term)> + '_ {
+        self.graph.triples()
+    }
+
     fn from_links(links: &[Link], classes: &[Arc<Class>]) -> Self {
         let typer = LinkTyper::new(classes);
         // The marker links each node has, to tell which classes it is an instance of.

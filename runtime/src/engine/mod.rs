@@ -57,6 +57,9 @@ pub struct Engine {
     /// ([`pushdown`]); off, a query evaluates every instance of the class (the naive answer the
     /// differential tests compare with).
     pushdown: bool,
+    /// Whether validated writes run the SHACL rule ([`write_rule`]); off only for tests that
+    /// need the graph a refused write would make.
+    write_check: bool,
 }
 
 /// What add_model added to each perspective, by perspective uuid.
@@ -90,6 +93,7 @@ impl Engine {
             registered: Arc::default(),
             principal: Principal::Owner,
             pushdown: true,
+            write_check: true,
         }
     }
 
@@ -98,6 +102,16 @@ impl Engine {
     pub fn without_pushdown(&self) -> Engine {
         Engine {
             pushdown: false,
+            ..self.acting_for(self.principal.clone())
+        }
+    }
+
+    /// The same engine with validated writes that skip the SHACL rule (the typed checks still
+    /// run): it writes what the rule would refuse. For tests that compare the graph a refused
+    /// write would make with an outside validator, and for measuring the rule's cost.
+    pub fn without_write_check(&self) -> Engine {
+        Engine {
+            write_check: false,
             ..self.acting_for(self.principal.clone())
         }
     }
@@ -117,6 +131,7 @@ impl Engine {
             registered: self.registered.clone(),
             principal,
             pushdown: self.pushdown,
+            write_check: self.write_check,
         }
     }
 

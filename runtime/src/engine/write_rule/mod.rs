@@ -130,7 +130,7 @@ impl Engine {
         written: &str,
         kind: WriteKind,
     ) -> Result<Checked, ToolError> {
-        if !tx.is_recording() || tx.changes.is_empty() {
+        if !self.write_check || !tx.is_recording() || tx.changes.is_empty() {
             return Ok(Checked::default());
         }
         let shapes = self.write_shapes(tx, perspective)?;
