@@ -11,11 +11,13 @@
 //! - A class that the graph does not hold (a JSON DNA's, or one added with add_model) gets the
 //!   shape derived from its model ([`super::dna::shapes`]).
 
+use std::collections::HashMap;
+
 use super::dna::Builder;
 use super::graph::{GraphBuilder, MemoryGraph};
 use super::shapes::{Constraint, Shapes, Target};
 use super::term::Term;
-use crate::model::Class;
+use crate::model::{Class, RDF_TYPE};
 
 /// A DNA's shapes graph (the union of its Turtle sources) read as the validator reads it, with
 /// targets as written. Built once per DNA; [`complete_shapes`] maps it onto a perspective's
@@ -39,10 +41,7 @@ impl DnaGraph {
             })?;
             graphs.push(graph);
         }
-        let shapes = match graphs.len() {
-            1 => Shapes::from_graph(&graphs[0])?,
-            _ => Shapes::from_graph(&union(&graphs))?,
-        };
+        let shapes = Shapes::from_graph(&union(&graphs))?;
         Ok(DnaGraph { shapes })
     }
 
@@ -61,15 +60,26 @@ impl DnaGraph {
     }
 }
 
+/// The graphs as one, blank nodes renamed `s<source>b<n>` in order of first appearance: kept
+/// apart per source, and the same names on every load (the parser names anonymous blank nodes
+/// at random, and results name their shape: the same DNA must give the same results).
 fn union(graphs: &[MemoryGraph]) -> MemoryGraph {
     let mut builder = GraphBuilder::new();
     for (i, graph) in graphs.iter().enumerate() {
-        let own = |t: &Term| match t {
-            Term::Blank(label) => Term::blank(&format!("s{i}-{label}")),
+        let mut names: HashMap<Term, Term> = HashMap::new();
+        let mut own = |t: &Term| match t {
+            Term::Blank(_) => {
+                let n = names.len();
+                names
+                    .entry(t.clone())
+                    .or_insert_with(|| Term::blank(&format!("s{i}b{n}")))
+                    .clone()
+            }
             other => other.clone(),
         };
         for (s, p, o) in graph.triples() {
-            builder.add(own(s), p.clone(), own(o));
+            let (s, o) = (own(s), own(o));
+            builder.add(s, p.clone(), o);
         }
     }
     builder.build()
@@ -120,12 +130,20 @@ fn map_onto_markers(builder: &mut Builder<'_>) {
         for c in &mut constraints {
             if let Constraint::Class(term) = c
                 && let Some(i) = class_of(classes, term)
+                && !typed_by_itself(classes[i])
             {
                 *c = Constraint::Node(builder.marker_shape(classes[i]));
             }
         }
         builder.shapes.shapes[r].constraints = constraints;
     }
+}
+
+/// Whether a class's instances are exactly the nodes typed with its class IRI (its marker is
+/// `rdf:type <class>`, as a Turtle class's default constructor writes): then `sh:class` means
+/// the same as the marker and stays itself, reported as SHACL reports it.
+fn typed_by_itself(class: &Class) -> bool {
+    matches!(class.marker.as_slice(), [m] if m.predicate == RDF_TYPE && m.target == class.target_class)
 }
 
 /// Only the roots whose targets select instances of the class named `name`.

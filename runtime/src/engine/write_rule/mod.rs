@@ -21,7 +21,7 @@ use shacl_mcp_compiler::shacl::reach::{Dir, Reach};
 use shacl_mcp_compiler::shacl::{Graph, ShapeRef, Shapes, Target, Term, validate_focus};
 
 pub(crate) use recorder::Recorder;
-use tx_graph::TxGraph;
+pub(crate) use tx_graph::TxGraph;
 
 use super::Engine;
 use super::error::ToolError;
