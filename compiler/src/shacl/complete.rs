@@ -156,3 +156,79 @@ fn keep_roots_of(builder: &mut Builder<'_>, name: &str) {
     let shapes = &builder.shapes.shapes;
     builder.shapes.roots.retain(|&r| shapes[r].targets.contains(&marker));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::MarkerLink;
+
+    const SHAPES: &str = "@prefix sh: <http://www.w3.org/ns/shacl#> . @prefix ex: <http://example.org/> .
+        ex:AShape a sh:NodeShape ; sh:targetClass ex:A ;
+            sh:property [ sh:path ex:b ; sh:class ex:B ] ;
+            sh:property [ sh:path ex:c ; sh:class ex:C ; sh:not [ sh:hasValue ex:x ] ] .
+        ex:Other sh:targetNode ex:n ; sh:property [ sh:path ex:p ; sh:minCount 1 ] .";
+
+    fn class(name: &str, marker: (&str, &str)) -> Class {
+        Class {
+            name: name.to_string(),
+            target_class: format!("http://example.org/{name}"),
+            node_shape_uri: format!("http://example.org/{name}Shape"),
+            interpretation_hint: None,
+            parents: Vec::new(),
+            properties: Vec::new(),
+            constructor: Vec::new(),
+            destructor: Vec::new(),
+            marker: vec![MarkerLink {
+                predicate: marker.0.to_string(),
+                target: marker.1.to_string(),
+            }],
+            identity_property: None,
+            enforced: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn class_targets_become_markers_and_other_targets_stay() {
+        let graph = DnaGraph::read(&[SHAPES]).unwrap();
+        let a = class("A", (RDF_TYPE, "http://example.org/A"));
+        // B is typed by rdf:type itself; C's instances carry another marker.
+        let b = class("B", (RDF_TYPE, "http://example.org/B"));
+        let c = class("C", ("app://kind", "literal:string:c"));
+        let d = class("D", ("app://kind", "literal:string:d"));
+        let shapes = complete_shapes(Some(&graph), &[&a, &b, &c, &d], None, &|t| Term::iri(t));
+        let targets: Vec<&Vec<Target>> = shapes.roots.iter().map(|&r| &shapes.shapes[r].targets).collect();
+        assert_eq!(
+            targets[0],
+            &vec![Target::Marker(vec![(
+                RDF_TYPE.to_string(),
+                Term::iri("http://example.org/A")
+            )])]
+        );
+        assert_eq!(targets[1], &vec![Target::Node(Term::iri("http://example.org/n"))]);
+        // B, C and D are not in the graph: derived shapes, one each, after the graph's.
+        assert_eq!(shapes.roots.len(), 5);
+        let constraints: Vec<&Constraint> = shapes
+            .shapes
+            .iter()
+            .filter(|s| s.path.is_some())
+            .flat_map(|s| &s.constraints)
+            .filter(|c| matches!(c, Constraint::Class(_) | Constraint::Node(_)))
+            .collect();
+        assert!(matches!(constraints[0], Constraint::Class(t) if t == &Term::iri("http://example.org/B")));
+        assert!(
+            matches!(constraints[1], Constraint::Node(_)),
+            "sh:class C asks for C's marker"
+        );
+        let only = complete_shapes(Some(&graph), &[&a, &b, &c, &d], Some("A"), &|t| Term::iri(t));
+        assert_eq!(only.roots.len(), 1);
+    }
+
+    #[test]
+    fn the_same_graph_reads_the_same_on_every_load() {
+        let names = |g: &DnaGraph| -> Vec<Term> { g.shapes().shapes.iter().map(|s| s.node.clone()).collect() };
+        let first = DnaGraph::read(&[SHAPES]).unwrap();
+        let second = DnaGraph::read(&[SHAPES]).unwrap();
+        assert_eq!(names(&first), names(&second));
+        assert!(names(&first).contains(&Term::blank("s0b0")), "{:?}", names(&first));
+    }
+}
