@@ -44,7 +44,7 @@ impl WriteShapes {
     pub fn new(shapes: Shapes, classes: &[&Class], marker_term: &dyn Fn(&str) -> Term) -> Self {
         let typed_marker = |links: &Vec<(String, Term)>| {
             classes.iter().any(|c| {
-                c.enforced.is_empty()
+                c.is_typed_only()
                     && c.marker.len() == links.len()
                     && c.marker
                         .iter()
