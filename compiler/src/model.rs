@@ -75,6 +75,13 @@ impl Class {
         self.properties.iter().find(|p| p.name == name)
     }
 
+    /// Whether the typed checks are the whole of this class's shape: no engine-enforced
+    /// constraint, and no `has_value` that is not a marker (the per-value checks do not test
+    /// it; the SHACL shape does). A create of such a class needs nothing more.
+    pub fn is_typed_only(&self) -> bool {
+        self.enforced.is_empty() && self.properties.iter().all(|p| p.has_value.is_none() || p.is_marker())
+    }
+
     /// The properties a client sees (every one but the markers), in property order.
     pub fn visible_properties(&self) -> impl Iterator<Item = &Property> {
         self.properties.iter().filter(|p| !p.is_marker())

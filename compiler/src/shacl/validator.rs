@@ -55,6 +55,29 @@ pub fn validate_nodes(data: &dyn Graph, shapes: &Shapes, only: &HashSet<Term>) -
     validate_where(data, shapes, &|node| only.contains(node))
 }
 
+/// Validates each `(node, roots)`: the node against those of `roots` whose targets select it,
+/// found by asking about the node alone (no target is enumerated). What a write needs that can
+/// have changed the results of these nodes only ([`super::reach`]).
+pub fn validate_focus(data: &dyn Graph, shapes: &Shapes, nodes: &[(Term, Vec<ShapeRef>)]) -> Report {
+    let mut v = Validator {
+        data,
+        shapes,
+        active: HashSet::new(),
+        memo: HashMap::new(),
+        assumed: 0,
+        super_classes: HashMap::new(),
+    };
+    let mut sink = Sink::collect();
+    for (node, roots) in nodes {
+        for &root in roots {
+            if !shapes.shapes[root].deactivated && v.is_focus(root, node) {
+                v.validate_shape(root, node, &mut sink);
+            }
+        }
+    }
+    Report { results: sink.results }
+}
+
 fn validate_where(data: &dyn Graph, shapes: &Shapes, wanted: &dyn Fn(&Term) -> bool) -> Report {
     let mut v = Validator {
         data,
@@ -144,6 +167,17 @@ impl Validator<'_> {
             out.extend(found.into_iter().filter(|n| seen.insert(n.clone())));
         }
         out
+    }
+
+    /// Whether a target of `shape` selects `node`.
+    fn is_focus(&self, shape: ShapeRef, node: &Term) -> bool {
+        self.shapes.shapes[shape].targets.iter().any(|target| match target {
+            Target::Node(n) => n == node,
+            Target::Class(c) => read::is_instance(self.data, node, c),
+            Target::SubjectsOf(p) => !self.data.objects(node, p).is_empty(),
+            Target::ObjectsOf(p) => !self.data.subjects(p, node).is_empty(),
+            Target::Marker(links) => links.iter().all(|(p, o)| self.data.contains(node, p, o)),
+        })
     }
 
     /// Whether `node` conforms to `shape` (no result at all).

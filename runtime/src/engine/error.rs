@@ -14,6 +14,13 @@ pub struct Problem {
     pub expected_type: Option<String>,
     pub cardinality: Option<String>,
     pub received: Option<String>,
+    /// The SHACL constraint component broken (`sh:LessThanConstraintComponent`), for problems
+    /// the SHACL Core engine finds (docs/errors.md, Problems the engine finds).
+    pub constraint: Option<String>,
+    /// The node whose result it is, for problems the engine finds.
+    pub focus_node: Option<String>,
+    /// What to do about it, in words.
+    pub fix: Option<String>,
 }
 
 impl Problem {
@@ -24,6 +31,9 @@ impl Problem {
             expected_type: None,
             cardinality: None,
             received: None,
+            constraint: None,
+            focus_node: None,
+            fix: None,
         }
     }
 
@@ -59,6 +69,15 @@ impl Problem {
         }
         if let Some(r) = &self.received {
             o.insert("received".into(), r.clone().into());
+        }
+        for (key, value) in [
+            ("constraint", &self.constraint),
+            ("focus_node", &self.focus_node),
+            ("fix", &self.fix),
+        ] {
+            if let Some(v) = value {
+                o.insert(key.into(), v.clone().into());
+            }
         }
         Value::Object(o)
     }

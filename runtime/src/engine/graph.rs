@@ -37,34 +37,9 @@ impl PerspectiveGraph {
         Ok(Self::from_links(&links, classes))
     }
 
-    /// The links that validating `nodes` reads: those out of each node, and those out of every
-    /// node they point at (a reference's target must carry its class's marker). The shapes of
-    /// a DNA follow no longer paths.
-    pub fn load_around(
-        tx: &dyn ReadTx,
-        perspective: &str,
-        classes: &[Arc<Class>],
-        nodes: &[String],
-    ) -> Result<Self, StoreError> {
-        let mut seen: HashSet<&str> = HashSet::new();
-        let mut links = Vec::new();
-        for node in nodes {
-            if seen.insert(node) {
-                links.extend(out_of(tx, perspective, node)?);
-            }
-        }
-        let targets: Vec<String> = links
-            .iter()
-            .filter(|l| is_iri(&l.target) && !seen.contains(l.target.as_str()))
-            .map(|l| l.target.clone())
-            .collect();
-        let mut hop: HashSet<String> = HashSet::new();
-        for target in targets {
-            if hop.insert(target.clone()) {
-                links.extend(out_of(tx, perspective, &target)?);
-            }
-        }
-        Ok(Self::from_links(&links, classes))
+    /// Every triple, in the order the graph holds them.
+    pub fn triples(&self) -> impl Iterator<Item = (&Term, &Term, &Term)> + '_ {
+        self.graph.triples()
     }
 
     fn from_links(links: &[Link], classes: &[Arc<Class>]) -> Self {
@@ -152,14 +127,6 @@ impl<'c> LinkTyper<'c> {
             .find_map(|(_, p)| typed(p, target))
             .unwrap_or_else(|| generic_term(target))
     }
-}
-
-fn out_of(tx: &dyn ReadTx, perspective: &str, node: &str) -> Result<Vec<Link>, StoreError> {
-    let pattern = LinkPattern {
-        source: Some(node),
-        ..LinkPattern::default()
-    };
-    tx.links(perspective, pattern, None, 0)
 }
 
 /// The target as `property` reads it, when it is a value of the property's type. Stricter

@@ -10,6 +10,7 @@ use super::actions::Runner;
 use super::error::{Envelope, Problem, Subject, ToolError};
 use super::object::{carries_marker, instance_object, is_instance, links_of};
 use super::validate::{Item, Mode, RefState, ReferenceCheck, check_compiled, check_single, interpret_item, with_type};
+use super::write_rule::{Recorder, WriteKind};
 use super::{Engine, values};
 use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
@@ -32,18 +33,19 @@ impl Engine {
         if !problems.is_empty() {
             return Err(ToolError::invalid_arguments("instance_create", problems));
         }
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let class = self.class(&*tx, perspective, class_name)?;
+        let tx = Recorder::new(self.write()?);
+        self.require_perspective(&tx, perspective)?;
+        let mut tx = self.recorded(tx, perspective, WriteKind::Create)?;
+        let class = self.class(&tx, perspective, class_name)?;
         if let Some(base) = base_uri
-            && is_instance(&*tx, perspective, &class, base)?
+            && is_instance(&tx, perspective, &class, base)?
         {
             return Err(ToolError::refused(
                 format!("'{base}' is already a {} in this perspective", class.name),
                 "Omit base_uri to mint a fresh id, or use instance_update to change the existing instance.",
             ));
         }
-        self.validate(&*tx, perspective, &class, properties, &[], Mode::Create)?;
+        self.validate(&tx, perspective, &class, properties, &[], Mode::Create)?;
 
         let base = base_uri.map_or_else(|| self.ids.mint(), str::to_string);
         let out_of_base = LinkPattern {
@@ -51,7 +53,10 @@ impl Engine {
             ..LinkPattern::default()
         };
         let fresh = tx.count_links(perspective, out_of_base)? == 0;
-        let mut run = Runner::new(&mut *tx, perspective, &base);
+        if fresh {
+            tx.fresh(&base);
+        }
+        let mut run = Runner::new(&mut tx, perspective, &base);
         if fresh {
             run = run.on_fresh_node();
         }
@@ -92,6 +97,7 @@ impl Engine {
         if let Some(parent) = parent {
             run.add(parent, HAS_CHILD, &base, false)?;
         }
+        let checked = self.check_write(&tx, perspective, &class, &base, WriteKind::Create)?;
         tx.commit()?;
 
         let mut result = Map::new();
@@ -106,6 +112,7 @@ impl Engine {
             result.insert("parent".into(), parent.into());
             result.insert("added_to_parent".into(), true.into());
         }
+        checked.add_to(&mut result);
         Ok(Value::Object(result))
     }
 
@@ -142,13 +149,13 @@ impl Engine {
                 )],
             ));
         }
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let class = self.class(&*tx, perspective, class_name)?;
-        self.require_instance(&*tx, perspective, &class, base_uri)?;
-        self.validate(&*tx, perspective, &class, properties, unset, Mode::Update)?;
+        let mut tx = Recorder::new(self.write()?);
+        self.require_perspective(&tx, perspective)?;
+        let class = self.class(&tx, perspective, class_name)?;
+        self.require_instance(&tx, perspective, &class, base_uri)?;
+        self.validate(&tx, perspective, &class, properties, unset, Mode::Update)?;
 
-        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        let mut run = Runner::new(&mut tx, perspective, base_uri);
         let mut updated = Vec::new();
         let mut cleared = Vec::new();
         for p in class.visible_properties() {
@@ -163,6 +170,7 @@ impl Engine {
                 cleared.push(Value::from(p.name.clone()));
             }
         }
+        let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change)?;
         tx.commit()?;
         let mut result = Map::new();
         result.insert("success".into(), true.into());
@@ -172,6 +180,7 @@ impl Engine {
         if !cleared.is_empty() {
             result.insert("unset_properties".into(), Value::Array(cleared));
         }
+        checked.add_to(&mut result);
         Ok(Value::Object(result))
     }
 
@@ -272,24 +281,28 @@ impl Engine {
         item: &Value,
         body: impl FnOnce(&mut dyn WriteTx, &Class, &Property, String) -> Result<Value, ToolError>,
     ) -> Result<Value, ToolError> {
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let class = self.class(&*tx, perspective, class_name)?;
-        self.require_instance(&*tx, perspective, &class, base_uri)?;
-        let p = self.collection_item_check(&*tx, perspective, &class, collection, item)?;
+        let mut tx = Recorder::new(self.write()?);
+        self.require_perspective(&tx, perspective)?;
+        let class = self.class(&tx, perspective, class_name)?;
+        self.require_instance(&tx, perspective, &class, base_uri)?;
+        let p = self.collection_item_check(&tx, perspective, &class, collection, item)?;
         let target = values::encode(p, item);
-        let result = body(&mut *tx, &class, p, target)?;
+        let mut result = body(&mut tx, &class, p, target)?;
+        let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change)?;
         tx.commit()?;
+        if let Value::Object(o) = &mut result {
+            checked.add_to(o);
+        }
         Ok(result)
     }
 
     /// `instance_remove`: the destructors, then every link in or out of the instance.
     pub fn instance_remove(&self, perspective: &str, class_name: &str, base_uri: &str) -> Result<Value, ToolError> {
-        let mut tx = self.write()?;
-        self.require_perspective(&*tx, perspective)?;
-        let class = self.class(&*tx, perspective, class_name)?;
-        self.require_instance(&*tx, perspective, &class, base_uri)?;
-        let mut run = Runner::new(&mut *tx, perspective, base_uri);
+        let mut tx = Recorder::new(self.write()?);
+        self.require_perspective(&tx, perspective)?;
+        let class = self.class(&tx, perspective, class_name)?;
+        self.require_instance(&tx, perspective, &class, base_uri)?;
+        let mut run = Runner::new(&mut tx, perspective, base_uri);
         for action in &class.destructor {
             run.run(action, &|_| None)?;
         }
@@ -304,8 +317,15 @@ impl Engine {
         let mut removed = run.links_removed;
         removed += tx.remove_links(perspective, out)?;
         removed += tx.remove_links(perspective, into)?;
+        let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Remove)?;
         tx.commit()?;
-        Ok(json!({ "success": true, "class_name": class.name, "deleted": base_uri, "links_removed": removed }))
+        let mut result = Map::new();
+        result.insert("success".into(), true.into());
+        result.insert("class_name".into(), class.name.clone().into());
+        result.insert("deleted".into(), base_uri.into());
+        result.insert("links_removed".into(), removed.into());
+        checked.add_to(&mut result);
+        Ok(Value::Object(result))
     }
 
     /// Validation inside the call's transaction; references are looked up there too.

@@ -22,6 +22,7 @@ mod report;
 mod sparql;
 pub mod validate;
 pub mod values;
+mod write_rule;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -57,6 +58,9 @@ pub struct Engine {
     /// ([`pushdown`]); off, a query evaluates every instance of the class (the naive answer the
     /// differential tests compare with).
     pushdown: bool,
+    /// Whether validated writes run the SHACL rule ([`write_rule`]); off only for tests that
+    /// need the graph a refused write would make.
+    write_check: bool,
 }
 
 /// What add_model added to each perspective, by perspective uuid.
@@ -66,8 +70,9 @@ type Registered = RwLock<HashMap<String, Arc<PerspectiveModel>>>;
 /// DNA's and the added classes'), built once per change of its models.
 struct PerspectiveModel {
     added: Vec<Arc<Class>>,
-    /// What every validation of the perspective runs ([`shacl::complete_shapes`]).
-    shapes: Arc<Shapes>,
+    /// What every validation of the perspective runs ([`shacl::complete_shapes`]), with what
+    /// the write rule needs to know about them.
+    write: Arc<write_rule::WriteShapes>,
 }
 
 /// What add_model added to a perspective and its complete shapes, built once and kept in
@@ -85,9 +90,10 @@ fn registered_model(
     let added = fixed.resolve_models(&models);
     let all: Vec<&Class> = fixed.classes().iter().chain(&added).map(|c| &**c).collect();
     let shapes = shacl::complete_shapes(fixed.graph(), &all, None, &graph::generic_term);
+    let write = write_rule::WriteShapes::new(shapes, &all, &graph::generic_term);
     let model = Arc::new(PerspectiveModel {
         added,
-        shapes: Arc::new(shapes),
+        write: Arc::new(write),
     });
     registered
         .write()
@@ -117,6 +123,7 @@ impl Engine {
             registered: Arc::default(),
             principal: Principal::Owner,
             pushdown: true,
+            write_check: true,
         };
         engine.store.set_change_labeller(Arc::new(changes::ClassLabeller {
             fixed: engine.fixed.clone(),
@@ -130,6 +137,16 @@ impl Engine {
     pub fn without_pushdown(&self) -> Engine {
         Engine {
             pushdown: false,
+            ..self.acting_for(self.principal.clone())
+        }
+    }
+
+    /// The same engine with validated writes that skip the SHACL rule (the typed checks still
+    /// run): it writes what the rule would refuse. For tests that compare the graph a refused
+    /// write would make with an outside validator, and for measuring the rule's cost.
+    pub fn without_write_check(&self) -> Engine {
+        Engine {
+            write_check: false,
             ..self.acting_for(self.principal.clone())
         }
     }
@@ -149,6 +166,7 @@ impl Engine {
             registered: self.registered.clone(),
             principal,
             pushdown: self.pushdown,
+            write_check: self.write_check,
         }
     }
 
@@ -215,7 +233,11 @@ impl Engine {
     /// The complete shapes of a perspective: what validate_perspective, flow guards and
     /// validated writes run (docs/validation.md).
     pub fn shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<Shapes>, ToolError> {
-        Ok(self.registered(tx, perspective)?.shapes.clone())
+        Ok(self.registered(tx, perspective)?.write.shapes.clone())
+    }
+
+    fn write_shapes(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<write_rule::WriteShapes>, ToolError> {
+        Ok(self.registered(tx, perspective)?.write.clone())
     }
 
     fn registered(&self, tx: &dyn ReadTx, perspective: &str) -> Result<Arc<PerspectiveModel>, ToolError> {

@@ -10,6 +10,8 @@ use super::Engine;
 use super::error::ToolError;
 use super::graph::{PerspectiveGraph, generic_term};
 
+const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+
 impl Engine {
     /// `{ conforms, result_count, results: [{ focus_node, path, value, constraint, severity,
     /// message, shape }] }` for every class of the perspective, or only `class_name`'s.
@@ -31,5 +33,20 @@ impl Engine {
             }
         };
         Ok(report.to_json(&graph))
+    }
+
+    /// The graph `validate_perspective` validates, as Turtle: every link a triple, its target
+    /// typed as the report reads it. What an outside SHACL validator (pySHACL) is given to
+    /// compare its results with ours.
+    pub fn perspective_turtle(&self, perspective: &str) -> Result<String, ToolError> {
+        let tx = self.store.read()?;
+        self.require_perspective(&*tx, perspective)?;
+        let classes = self.classes(&*tx, perspective)?;
+        let graph = PerspectiveGraph::load(&*tx, perspective, &classes)?;
+        let mut out = format!("@prefix xsd: <{XSD}> .\n");
+        for (s, p, o) in graph.triples() {
+            out.push_str(&format!("{s} {p} {o} .\n"));
+        }
+        Ok(out)
     }
 }

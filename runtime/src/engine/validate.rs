@@ -171,6 +171,7 @@ impl Item<'_> {
             expected_type: Some(self.expected_type.to_string()),
             cardinality: Some(self.cardinality.to_string()),
             received: Some(words::received(self.value)),
+            ..Problem::new("", "")
         });
     }
 

@@ -7,12 +7,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use shacl_mcp_compiler::model::{Anchor, Class, Query, Role};
-use shacl_mcp_compiler::shacl::{Shapes, Term, validate_nodes};
+use shacl_mcp_compiler::shacl::{Shapes, Term, validate_focus};
 
 use crate::engine::error::{Problem, ToolError};
-use crate::engine::graph::PerspectiveGraph;
+use crate::engine::graph::LinkTyper;
 use crate::engine::object::{links_of, values_of};
 use crate::engine::query::matching_instances;
+use crate::engine::write_rule::TxGraph;
 use crate::store::{LinkPattern, ReadTx};
 
 /// The values `$flow.subject`, `$flow.instance` and `$did` stand for in a query.
@@ -151,9 +152,20 @@ pub(super) fn violations(
         };
         focus.extend(tx.links(perspective, into, None, 0)?.into_iter().map(|l| l.source));
     }
-    let graph = PerspectiveGraph::load_around(tx, perspective, classes, &focus)?;
-    let only: HashSet<Term> = focus.iter().map(|n| Term::iri(n)).collect();
-    let report = validate_nodes(&graph, shapes, &only).to_json(&graph);
+    // Read lazily from the transaction: the shapes may look any number of steps away.
+    let typer = LinkTyper::new(classes);
+    let graph = TxGraph::after(tx, perspective, &typer);
+    let mut seen: HashSet<&str> = HashSet::new();
+    let only: Vec<(Term, Vec<usize>)> = focus
+        .iter()
+        .filter(|n| seen.insert(n.as_str()))
+        .map(|n| (Term::iri(n), shapes.roots.clone()))
+        .collect();
+    let report = validate_focus(&graph, shapes, &only);
+    if let Some(e) = graph.failure() {
+        return Err(e.into());
+    }
+    let report = report.to_json(&graph);
     let results = report["results"].as_array().cloned().unwrap_or_default();
     Ok(results
         .into_iter()
