@@ -218,14 +218,15 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 @pytest.fixture
 def serve(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """`serve(transport, *args, env={...})`: a started server (`--db :memory: --dna chat.json`
-    plus `args`), stopped at teardown; its stderr is printed when the test failed."""
+    """`serve(transport, *args, env={...}, db=":memory:")`: a started server (`--db <db> --dna
+    chat.json` plus `args`; `db` a SQLite path or a PostgreSQL url), stopped at teardown; its
+    stderr is printed when the test failed."""
     servers: list[Server] = []
 
-    def start(transport: str, *args: str, env: dict[str, str] | None = None) -> Server:
+    def start(transport: str, *args: str, env: dict[str, str] | None = None, db: str = ":memory:") -> Server:
         server = Server(
             transport=transport,
-            args=["--db", ":memory:", "--dna", str(CHAT), *args],
+            args=["--db", db, "--dna", str(CHAT), *args],
             env=env or {},
             log_dir=tmp_path,
         )

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -20,7 +19,7 @@ import pytest
 from mcp import Client, MCPError
 from mcp.shared.exceptions import MCPDeprecationWarning
 
-from conftest import CHAT, LIFECYCLES, Lifecycle, Server
+from conftest import LIFECYCLES, Lifecycle, Server
 
 pytestmark = pytest.mark.anyio
 
@@ -53,27 +52,6 @@ class Heard:
         with anyio.fail_after(10):
             while self.uris.count(uri) <= before:
                 await anyio.sleep(0.02)
-
-
-@pytest.fixture
-def serve_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[..., Server]]:
-    """`serve_db(transport, db, *args)`: a started server on the database `db` (a SQLite path or
-    a PostgreSQL url) with chat.json, stopped at teardown."""
-    servers: list[Server] = []
-
-    def start(transport: str, db: str, *args: str) -> Server:
-        server = Server(transport=transport, args=["--db", db, "--dna", str(CHAT), *args], env={}, log_dir=tmp_path)
-        servers.append(server)
-        server.start()
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
-    failed = getattr(request.node, "rep_call", None)
-    if failed is not None and failed.failed:
-        for server in servers:
-            print(f"--- shacl-mcp {server.transport} log ---\n{server.log_text()}")
 
 
 async def subscriber_hears_writer(subscriber_server: Server, writer_server: Server, lifecycle: Lifecycle) -> None:
@@ -114,15 +92,15 @@ async def subscriber_hears_writer(subscriber_server: Server, writer_server: Serv
     "transport, lifecycle_name",
     [("stdio", "legacy"), ("stdio", "modern"), ("http-sessions", "legacy"), ("http-sessions", "modern"), ("http", "modern")],
 )
-async def test_another_clients_write_is_notified(serve_db, tmp_path: Path, transport: str, lifecycle_name: str) -> None:
+async def test_another_clients_write_is_notified(serve, tmp_path: Path, transport: str, lifecycle_name: str) -> None:
     """stdio: two server processes on one SQLite file (each client starts its own); HTTP: two
     clients of one server."""
-    server = serve_db(transport, str(tmp_path / "store.db"))
+    server = serve(transport, db=str(tmp_path / "store.db"))
     await subscriber_hears_writer(server, server, LIFECYCLES[lifecycle_name])
 
 
-async def test_stateless_http_refuses_legacy_subscribe(serve_db, tmp_path: Path) -> None:
-    server = serve_db("http", str(tmp_path / "store.db"))
+async def test_stateless_http_refuses_legacy_subscribe(serve, tmp_path: Path) -> None:
+    server = serve("http", db=str(tmp_path / "store.db"))
     async with server.connect(LEGACY) as client:
         p = (await ok(client, "add_perspective", {"name": "P"}))["uuid"]
         with warnings.catch_warnings():
@@ -142,19 +120,19 @@ def postgres_url(name: str) -> str | None:
 
 
 @pytest.mark.parametrize("lifecycle_name", ["legacy", "modern"])
-async def test_two_postgres_nodes(serve_db, lifecycle_name: str) -> None:
+async def test_two_postgres_nodes(serve, lifecycle_name: str) -> None:
     """The subscriber on one node, the writer on another: the writer's node commits, the
     subscriber's node hears PostgreSQL's NOTIFY and reads the change log."""
     db = postgres_url("subscriptions")
     if db is None:
         pytest.skip("no PostgreSQL (SHACL_MCP_TEST_POSTGRES)")
-    subscriber_node = serve_db("http-sessions", db)
-    writer_node = serve_db("http-sessions", db)
+    subscriber_node = serve("http-sessions", db=db)
+    writer_node = serve("http-sessions", db=db)
     await subscriber_hears_writer(subscriber_node, writer_node, LIFECYCLES[lifecycle_name])
 
 
-async def test_changes_since_through_the_sdk(serve_db, tmp_path: Path) -> None:
-    server = serve_db("stdio", str(tmp_path / "store.db"))
+async def test_changes_since_through_the_sdk(serve, tmp_path: Path) -> None:
+    server = serve("stdio", db=str(tmp_path / "store.db"))
     async with server.connect(LEGACY) as a, server.connect(LEGACY) as b:
         p = (await ok(a, "add_perspective", {"name": "Team"}))["uuid"]
         start = await ok(a, "changes_since", {"perspective_id": p})
