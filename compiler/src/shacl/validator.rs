@@ -59,14 +59,7 @@ pub fn validate_nodes(data: &dyn Graph, shapes: &Shapes, only: &HashSet<Term>) -
 /// found by asking about the node alone (no target is enumerated). What a write needs that can
 /// have changed the results of these nodes only ([`super::reach`]).
 pub fn validate_focus(data: &dyn Graph, shapes: &Shapes, nodes: &[(Term, Vec<ShapeRef>)]) -> Report {
-    let mut v = Validator {
-        data,
-        shapes,
-        active: HashSet::new(),
-        memo: HashMap::new(),
-        assumed: 0,
-        super_classes: HashMap::new(),
-    };
+    let mut v = Validator::new(data, shapes);
     let mut sink = Sink::collect();
     for (node, roots) in nodes {
         for &root in roots {
@@ -79,14 +72,7 @@ pub fn validate_focus(data: &dyn Graph, shapes: &Shapes, nodes: &[(Term, Vec<Sha
 }
 
 fn validate_where(data: &dyn Graph, shapes: &Shapes, wanted: &dyn Fn(&Term) -> bool) -> Report {
-    let mut v = Validator {
-        data,
-        shapes,
-        active: HashSet::new(),
-        memo: HashMap::new(),
-        assumed: 0,
-        super_classes: HashMap::new(),
-    };
+    let mut v = Validator::new(data, shapes);
     let mut sink = Sink::collect();
     for &root in &shapes.roots {
         if shapes.shapes[root].deactivated {
@@ -144,7 +130,18 @@ struct Finding {
     text: String,
 }
 
-impl Validator<'_> {
+impl<'a> Validator<'a> {
+    fn new(data: &'a dyn Graph, shapes: &'a Shapes) -> Self {
+        Validator {
+            data,
+            shapes,
+            active: HashSet::new(),
+            memo: HashMap::new(),
+            assumed: 0,
+            super_classes: HashMap::new(),
+        }
+    }
+
     fn focus_nodes(&self, shape: ShapeRef) -> Vec<Term> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
