@@ -31,7 +31,12 @@ pub fn expand(args: Args, module: ItemMod) -> syn::Result<proc_macro2::TokenStre
     let text = std::fs::read_to_string(&absolute).map_err(|e| {
         syn::Error::new_spanned(
             path,
-            format!("cannot read the DNA {written}: {e} (looked at {})", absolute.display()),
+            // The base, not the absolute path: the message reads the same wherever the crate lives.
+            format!(
+                "cannot read the DNA {written}: {e} (a path relative to the directory of package \
+                 `{}`'s Cargo.toml)",
+                std::env::var("CARGO_PKG_NAME").unwrap_or_default()
+            ),
         )
     })?;
     let source = Source {
