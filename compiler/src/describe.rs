@@ -136,3 +136,35 @@ pub fn property_json(p: &Property) -> Value {
     }
     Value::Object(o)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::USAGE;
+    use crate::surface::{SurfaceOptions, static_tools};
+
+    /// describe_perspective's usage sends agents to the tools that ask (sparql_query), react
+    /// (changes_since, resources/subscribe), check and explain, and to no tool that does not exist.
+    #[test]
+    fn usage_names_the_agent_tools_and_only_real_ones() {
+        let tools: Vec<String> = static_tools(SurfaceOptions::default())
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        for tool in [
+            "sparql_query",
+            "changes_since",
+            "validate_perspective",
+            "get_documentation",
+        ] {
+            assert!(USAGE.contains(tool), "usage names {tool}");
+        }
+        assert!(USAGE.contains("resources/subscribe"));
+        let not_tools = ["class_name", "read_only", "data-model"];
+        for word in USAGE.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+            let looks_like_a_tool = word.contains('_') && word.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+            if looks_like_a_tool && !not_tools.contains(&word) {
+                assert!(tools.iter().any(|t| t == word), "usage names {word}, which is no tool");
+            }
+        }
+    }
+}

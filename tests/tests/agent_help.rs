@@ -212,3 +212,163 @@ async fn the_manual_is_a_tool_call_away() {
         client.cancel().await.unwrap();
     }
 }
+
+/// completion/complete suggests what the caller can see: perspective ids (by id prefix or name),
+/// the classes of the perspective in the context, its instances, and the current change cursor;
+/// a prompt this server does not have is -32602.
+#[tokio::test]
+async fn prompt_and_template_arguments_are_completed() {
+    use rmcp::model::CompletionContext;
+    use std::collections::HashMap;
+    let tasks = shared_dna("tasks.json");
+    for lifecycle in Lifecycle::BOTH {
+        let client = stdio_client(&["--db", ":memory:", "--dna", &tasks], lifecycle).await;
+        let uuid = |v: Value| v["uuid"].as_str().unwrap().to_string();
+        let team = uuid(ok(&client, "add_perspective", json!({ "name": "Team board" })).await);
+        let other = uuid(ok(&client, "add_perspective", json!({ "name": "Private" })).await);
+        let task = ok(
+            &client,
+            "instance_create",
+            json!({ "perspective_id": team, "class_name": "Task", "properties": { "title": "Ship" } }),
+        )
+        .await["base_uri"]
+            .as_str()
+            .unwrap()
+            .to_string();
+
+        let by_name = client
+            .complete_prompt_argument("explore_perspective", "perspective_id", "board", None)
+            .await
+            .unwrap();
+        assert_eq!(by_name.values, [team.clone()], "{lifecycle:?}");
+        let by_id = client
+            .complete_prompt_argument("check_conformance", "perspective_id", &other[..8], None)
+            .await
+            .unwrap();
+        assert_eq!(by_id.values, [other.clone()]);
+        assert_eq!((by_id.total, by_id.has_more), (Some(1), Some(false)));
+
+        let context = |pairs: &[(&str, &str)]| {
+            let map: HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+            Some(CompletionContext::with_arguments(map))
+        };
+        let template = "shacl-mcp://perspectives/{perspective_id}/{class_name}/{instance}";
+        let classes = client
+            .complete_resource_argument(template, "class_name", "ta", context(&[("perspective_id", &team)]))
+            .await
+            .unwrap();
+        assert_eq!(classes.values, ["Task"]);
+        let instances = client
+            .complete_resource_argument(
+                template,
+                "instance",
+                "",
+                context(&[("perspective_id", &team), ("class_name", "Task")]),
+            )
+            .await
+            .unwrap();
+        let encoded: String = task
+            .bytes()
+            .map(|b| match b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                true => char::from(b).to_string(),
+                false => format!("%{b:02X}"),
+            })
+            .collect();
+        assert_eq!(instances.values, [encoded]);
+
+        let cursor = client
+            .complete_prompt_argument("summarise_changes", "cursor", "", context(&[("perspective_id", &team)]))
+            .await
+            .unwrap();
+        let end = ok(&client, "changes_since", json!({ "perspective_id": team })).await["cursor"].clone();
+        assert_eq!(cursor.values, [end.as_str().unwrap()]);
+
+        let none = client
+            .complete_prompt_argument("model_a_class", "description", "a bo", None)
+            .await
+            .unwrap();
+        assert!(none.values.is_empty());
+        let error = client
+            .complete_prompt_argument("no_such_prompt", "perspective_id", "", None)
+            .await
+            .expect_err("an unknown prompt");
+        assert!(format!("{error:?}").contains("-32602"), "{error:?}");
+        client.cancel().await.unwrap();
+    }
+}
+
+/// logging/setLevel: nothing is sent before it; after it, each tool call at or above the level
+/// is one notifications/message (a success is debug, a refusal notice).
+#[tokio::test]
+#[allow(deprecated)] // MCP 2026-07-28 deprecates logging (SEP-2577); legacy clients still use it.
+async fn a_session_that_sets_a_log_level_hears_of_its_tool_calls() {
+    use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
+    use rmcp::service::NotificationContext;
+    use rmcp::{ClientHandler, RoleClient};
+    use std::sync::{Arc, Mutex};
+
+    #[derive(Clone, Default)]
+    struct Messages(Arc<Mutex<Vec<LoggingMessageNotificationParam>>>);
+    impl ClientHandler for Messages {
+        async fn on_logging_message(
+            &self,
+            params: LoggingMessageNotificationParam,
+            _context: NotificationContext<RoleClient>,
+        ) {
+            self.0.lock().unwrap().push(params);
+        }
+    }
+    async fn settle() {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+
+    let chat = shared_dna("chat.json");
+    let messages = Messages::default();
+    let client = stdio_client_with(
+        messages.clone(),
+        &["--db", ":memory:", "--dna", &chat],
+        Lifecycle::Legacy,
+    )
+    .await;
+    ok(&client, "get_my_did", json!({})).await;
+    settle().await;
+    assert!(messages.0.lock().unwrap().is_empty(), "nothing before logging/setLevel");
+
+    client
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Info))
+        .await
+        .unwrap();
+    ok(&client, "get_my_did", json!({})).await;
+    tool_error(
+        &client,
+        "instance_get",
+        json!({ "perspective_id": "nope", "class_name": "Channel", "base_uri": "x" }),
+    )
+    .await;
+    settle().await;
+    let seen: Vec<Value> = messages
+        .0
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap())
+        .collect();
+    assert_eq!(seen.len(), 1, "the success is debug, below info: {seen:?}");
+    assert_eq!(seen[0]["level"], "notice");
+    assert_eq!(seen[0]["logger"], "tools/call");
+    assert_eq!(seen[0]["data"]["tool"], "instance_get");
+    assert_eq!(seen[0]["data"]["outcome"], "refused");
+
+    client
+        .set_level(SetLevelRequestParams::new(LoggingLevel::Debug))
+        .await
+        .unwrap();
+    ok(&client, "get_my_did", json!({})).await;
+    settle().await;
+    let last = serde_json::to_value(messages.0.lock().unwrap().last().unwrap()).unwrap();
+    assert_eq!(
+        (last["level"].clone(), last["data"]["outcome"].clone()),
+        (json!("debug"), json!("ok"))
+    );
+    client.cancel().await.unwrap();
+}

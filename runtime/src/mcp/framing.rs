@@ -30,6 +30,8 @@ const SERVED: &[&str] = &[
     "resources/unsubscribe",
     "prompts/list",
     "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
 ];
 
 /// A message refused before rmcp sees it, with the JSON-RPC error that answers it.
@@ -186,7 +188,7 @@ mod tests {
         );
         assert!(check(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#).is_ok());
         assert_eq!(
-            refusal(br#"{"jsonrpc":"2.0","id":9,"method":"logging/setLevel"}"#),
+            refusal(br#"{"jsonrpc":"2.0","id":9,"method":"sampling/createMessage"}"#),
             (METHOD_NOT_FOUND, json!(9))
         );
         assert!(check(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_ok());

@@ -10,10 +10,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext, SubscriptionSink};
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -25,6 +25,8 @@ use super::ServerOptions;
 use super::account_tools::{self, ACCOUNT_TOOLS, LOGIN_TOOLS};
 use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
+use super::completions;
+use super::logging::{Outcome, SessionLevel};
 use super::subscriptions::Subscriptions;
 use super::table::{Entry, Table};
 use super::{dispatch, documentation};
@@ -39,6 +41,8 @@ pub struct McpServer {
     /// Multi-user mode with HTTP sessions: the token the last successful login of this session
     /// answered, used when a request carries none. One slot per session's server.
     session: Arc<Mutex<Option<Secret>>>,
+    /// The level this session's client set with `logging/setLevel` (docs/tools.md, Logging).
+    log_level: SessionLevel,
 }
 
 /// Per-class tools of classes added at run time.
@@ -94,6 +98,7 @@ impl McpServer {
                 subscriptions: Arc::default(),
             }),
             session: Arc::default(),
+            log_level: SessionLevel::default(),
         };
         server.refresh_runtime_tools();
         server
@@ -105,6 +110,7 @@ impl McpServer {
         McpServer {
             inner: self.inner.clone(),
             session: Arc::default(),
+            log_level: SessionLevel::default(),
         }
     }
 
@@ -539,8 +545,11 @@ fn per_class_off(tool: &str, class: &str) -> Value {
 }
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // enable_logging: see mcp/logging.rs
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
+            .enable_completions()
+            .enable_logging()
             .enable_prompts()
             .enable_resources()
             .enable_resources_subscribe()
@@ -583,9 +592,15 @@ impl ServerHandler for McpServer {
             _ => None,
         }
         .map(|(p, record)| (p.to_string(), record.to_string()));
-        let result = self
+        let started = std::time::Instant::now();
+        let answer = self
             .call_request(&name, request.arguments, context.extensions.get())
-            .await?;
+            .await;
+        let elapsed_us = started.elapsed().as_micros() as u64;
+        (self.log_level)
+            .tool_call(&context.peer, &name, Outcome::of(&answer), elapsed_us)
+            .await;
+        let result = answer?;
         if let Some((p, record)) = &forgotten
             && result.is_error != Some(true)
         {
@@ -648,6 +663,25 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         Ok(prompts::get(&request.name, request.arguments.as_ref())?.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let engine = self.resource_engine(context.extensions.get())?;
+        blocking(move || completions::complete(&engine, &request)).await
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

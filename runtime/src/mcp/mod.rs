@@ -4,11 +4,13 @@
 mod account_tools;
 mod arguments;
 pub mod auth;
+mod completions;
 mod dispatch;
 mod documentation;
 pub mod framing;
 mod handler;
 pub mod http;
+mod logging;
 mod prompts;
 mod resources;
 pub mod stdio;

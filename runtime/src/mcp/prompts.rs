@@ -118,6 +118,12 @@ pub fn get(name: &str, arguments: Option<&Map<String, Value>>) -> Result<GetProm
     Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).with_description(template.description))
 }
 
+/// The argument names of the prompt `name` (`None`: no such prompt).
+pub fn argument_names(name: &str) -> Option<Vec<&'static str>> {
+    let template = PROMPTS.iter().find(|t| t.name == name)?;
+    Some(template.arguments.iter().map(|(arg, _, _)| *arg).collect())
+}
+
 fn prompt(template: &Template) -> Prompt {
     let arguments = template
         .arguments

@@ -159,7 +159,27 @@ pub fn read(engine: &Engine, uri: &str) -> Result<ReadResourceResult, ErrorData>
     }
 }
 
-fn class_names(engine: &Engine, perspective: &str) -> Result<Vec<String>, ErrorData> {
+/// The variables of one of [`templates`] (`None`: not a template of this server).
+pub fn template_variables(template: &str) -> Option<&'static [&'static str]> {
+    let rest = template.strip_prefix(PREFIX)?;
+    match rest {
+        "{perspective_id}" => Some(&["perspective_id"]),
+        "{perspective_id}/{class_name}/{instance}" => Some(&["perspective_id", "class_name", "instance"]),
+        _ => None,
+    }
+}
+
+/// A template variable's value as the template expands it (RFC 6570 simple expansion).
+pub fn encode_variable(value: &str) -> String {
+    percent_encode(value)
+}
+
+/// A template variable's value as typed, decoded (`None`: a malformed escape).
+pub fn decode_variable(value: &str) -> Option<String> {
+    percent_decode(value)
+}
+
+pub(super) fn class_names(engine: &Engine, perspective: &str) -> Result<Vec<String>, ErrorData> {
     let described = engine.describe_perspective(perspective).map_err(internal)?;
     Ok(described["classes"]
         .as_array()
