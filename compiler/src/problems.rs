@@ -6,6 +6,79 @@ use serde_json::Value;
 
 use crate::model::{Property, TemporalKind, ValueType};
 
+/// The SHACL Core constraint components the typed checks stand for: each problem of a value
+/// names the one it breaks (`constraint` in the envelope), as the engine's problems do.
+pub mod component {
+    pub const DATATYPE: &str = "sh:DatatypeConstraintComponent";
+    pub const NODE_KIND: &str = "sh:NodeKindConstraintComponent";
+    pub const CLASS: &str = "sh:ClassConstraintComponent";
+    pub const MIN_COUNT: &str = "sh:MinCountConstraintComponent";
+    pub const MAX_COUNT: &str = "sh:MaxCountConstraintComponent";
+    pub const IN: &str = "sh:InConstraintComponent";
+    pub const PATTERN: &str = "sh:PatternConstraintComponent";
+    pub const MIN_LENGTH: &str = "sh:MinLengthConstraintComponent";
+    pub const MAX_LENGTH: &str = "sh:MaxLengthConstraintComponent";
+    pub const MIN_INCLUSIVE: &str = "sh:MinInclusiveConstraintComponent";
+    pub const MAX_INCLUSIVE: &str = "sh:MaxInclusiveConstraintComponent";
+    pub const MIN_EXCLUSIVE: &str = "sh:MinExclusiveConstraintComponent";
+    pub const MAX_EXCLUSIVE: &str = "sh:MaxExclusiveConstraintComponent";
+}
+
+/// The component a value of type `t` breaks when it is not of that type: an IRI's node kind,
+/// any other type's datatype.
+pub fn type_component(t: ValueType) -> &'static str {
+    match t {
+        ValueType::Reference => component::NODE_KIND,
+        _ => component::DATATYPE,
+    }
+}
+
+/// The component of a range bound (`>=` is `sh:minInclusive`, …).
+pub fn bound_component(op: &str) -> &'static str {
+    match op {
+        ">=" => component::MIN_INCLUSIVE,
+        "<=" => component::MAX_INCLUSIVE,
+        ">" => component::MIN_EXCLUSIVE,
+        _ => component::MAX_EXCLUSIVE,
+    }
+}
+
+/// What to do about a problem with `constraint` (`sh:MinCountConstraintComponent`), in words:
+/// one table for the typed checks and the SHACL Core engine's results.
+pub fn fix(constraint: &str) -> &'static str {
+    let name = constraint
+        .strip_prefix("sh:")
+        .and_then(|c| c.strip_suffix("ConstraintComponent"))
+        .unwrap_or(constraint);
+    match name {
+        "Class" => "refer to an instance of the class the shape names",
+        "Datatype" => "give a value of the datatype the shape names",
+        "NodeKind" => "give an IRI or a literal, as the shape says",
+        "MinCount" => "add values until there are enough",
+        "MaxCount" => "remove values until there are few enough",
+        "MinExclusive" | "MinInclusive" | "MaxExclusive" | "MaxInclusive" => "give a value within the allowed range",
+        "MinLength" | "MaxLength" => "give a text of an allowed length",
+        "Pattern" => "give a text that matches the pattern",
+        "LanguageIn" => "give a text in one of the allowed languages",
+        "UniqueLang" => "keep at most one value per language",
+        "Equals" => "make both properties hold exactly the same values",
+        "Disjoint" => "remove the values the two properties share",
+        "LessThan" => "make each value less than every value of the other property",
+        "LessThanOrEquals" => "make each value at most every value of the other property",
+        "Not" => "change the value so that it no longer matches the shape sh:not forbids",
+        "And" => "change the values so that they conform to every shape of the list",
+        "Or" => "change the values so that they conform to at least one shape of the list",
+        "Xone" => "change the values so that they conform to exactly one shape of the list",
+        "Node" => "change the value (or the node it refers to) so that it conforms to the named shape",
+        "QualifiedMinCount" => "add values that conform to the qualified shape",
+        "QualifiedMaxCount" => "remove values that conform to the qualified shape",
+        "Closed" => "remove the properties the shape does not declare",
+        "HasValue" => "include the required value",
+        "In" => "use one of the allowed values",
+        _ => "change the data so that it conforms to the shape",
+    }
+}
+
 /// The type problem, checked first and alone.
 pub fn type_text(t: ValueType) -> &'static str {
     match t {

@@ -44,8 +44,9 @@ impl Pattern {
 /// Records `out of range` for the bounds that do not hold: `(op, bound as text, holds)`.
 pub fn out_of_range(item: &mut Item<'_>, bounds: &[(&str, &str, bool)]) {
     let broken: Vec<(&str, &str)> = bounds.iter().filter(|b| !b.2).map(|b| (b.0, b.1)).collect();
-    if !broken.is_empty() {
-        item.problem(shacl_mcp_compiler::problems::range_text(broken));
+    if let Some((op, _)) = broken.first() {
+        let component = shacl_mcp_compiler::problems::bound_component(op);
+        item.problem(component, shacl_mcp_compiler::problems::range_text(broken));
     }
 }
 

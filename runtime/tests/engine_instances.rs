@@ -95,7 +95,7 @@ fn strict_types_and_envelope_fields() {
     ));
     assert_eq!(
         e["validation_errors"][0],
-        json!({ "property": "isPinned", "problem": "expects true or false", "expected_type": "boolean", "cardinality": "at most one value (maxCount 1)", "received": "string \"true\"" })
+        json!({ "property": "isPinned", "problem": "expects true or false", "expected_type": "boolean", "cardinality": "at most one value (maxCount 1)", "received": "string \"true\"", "constraint": "sh:DatatypeConstraintComponent", "fix": "give a value of the datatype the shape names" })
     );
     assert_eq!(
         e["validation_errors"][1],

@@ -61,8 +61,8 @@ fn the_errors_md_envelope() {
       "error": "Validation failed for class 'Channel' (2 problems): name: missing required property (expected string, exactly one value (minCount 1, maxCount 1)); isPinned: expects true or false (expected boolean, at most one value (maxCount 1)), received string \"maybe\"",
       "class_name": "Channel",
       "validation_errors": [
-        { "property": "name", "problem": "missing required property", "expected_type": "string", "cardinality": "exactly one value (minCount 1, maxCount 1)" },
-        { "property": "isPinned", "problem": "expects true or false", "expected_type": "boolean", "cardinality": "at most one value (maxCount 1)", "received": "string \"maybe\"" }
+        { "property": "name", "problem": "missing required property", "expected_type": "string", "cardinality": "exactly one value (minCount 1, maxCount 1)", "constraint": "sh:MinCountConstraintComponent", "fix": "add values until there are enough" },
+        { "property": "isPinned", "problem": "expects true or false", "expected_type": "boolean", "cardinality": "at most one value (maxCount 1)", "received": "string \"maybe\"", "constraint": "sh:DatatypeConstraintComponent", "fix": "give a value of the datatype the shape names" }
       ],
       "hint": "Call describe_perspective for the full schema of this class."
     });

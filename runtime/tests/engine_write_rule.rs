@@ -164,6 +164,30 @@ fn a_create_that_breaks_an_engine_constraint_is_refused_and_writes_nothing() {
     assert!(violations(&s, &p).is_empty());
 }
 
+/// docs/errors.md, One list of problems: a typed problem does not hide the engine's, and the
+/// engine's result on a property the typed checks refused is not reported twice.
+#[test]
+fn typed_and_engine_problems_come_back_in_one_list() {
+    let s = events();
+    let p = s.perspective("Events");
+    let before = all_links(&s, &p);
+    let mut e = event("TBD");
+    e["capacity"] = json!("lots");
+    let id = s.next_id();
+    assert_eq!(
+        refused(s.create(&p, "Event", e)),
+        [row("capacity", "Datatype", "-"), row("title", "Not", &id)]
+    );
+    assert_eq!(all_links(&s, &p), before, "nothing written");
+
+    let party = s.created(&p, "Event", event("Party"));
+    let before = all_links(&s, &p);
+    let change = obj(json!({ "title": "TBD", "end": "soon" }));
+    let r = s.engine.instance_update(&p, "Event", &party, change.as_ref(), &[]);
+    assert_eq!(refused(r), [row("end", "Datatype", "-"), row("title", "Not", &party)]);
+    assert_eq!(all_links(&s, &p), before, "nothing written");
+}
+
 #[test]
 fn a_write_that_breaks_another_nodes_shape_is_refused_naming_that_node() {
     let s = events();

@@ -59,6 +59,8 @@ CHANNEL_ENVELOPE = {
             "problem": "missing required property",
             "expected_type": "string",
             "cardinality": "exactly one value (minCount 1, maxCount 1)",
+            "constraint": "sh:MinCountConstraintComponent",
+            "fix": "add values until there are enough",
         },
         {
             "property": "isPinned",
@@ -66,6 +68,8 @@ CHANNEL_ENVELOPE = {
             "expected_type": "boolean",
             "cardinality": "at most one value (maxCount 1)",
             "received": 'string "maybe"',
+            "constraint": "sh:DatatypeConstraintComponent",
+            "fix": "give a value of the datatype the shape names",
         },
     ],
     "hint": "Call describe_perspective for the full schema of this class.",

@@ -240,12 +240,12 @@ async fn prompt_and_template_arguments_are_completed() {
             .complete_prompt_argument("explore_perspective", "perspective_id", "board", None)
             .await
             .unwrap();
-        assert_eq!(by_name.values, [team.clone()], "{lifecycle:?}");
+        assert_eq!(by_name.values, [team.as_str()], "{lifecycle:?}");
         let by_id = client
             .complete_prompt_argument("check_conformance", "perspective_id", &other[..8], None)
             .await
             .unwrap();
-        assert_eq!(by_id.values, [other.clone()]);
+        assert_eq!(by_id.values, [other.as_str()]);
         assert_eq!((by_id.total, by_id.has_more), (Some(1), Some(false)));
 
         let context = |pairs: &[(&str, &str)]| {

@@ -21,31 +21,33 @@ pub fn check_fn(p: &Property, rt: &TokenStream) -> TokenStream {
         let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
         let message = words::in_text(&values);
         let allowed = allowed(p, &values);
+        let component = words::component::IN;
         body.push(quote! {
             if !(#allowed) {
-                item.problem(#message);
+                item.problem(#component, #message);
             }
         });
     }
     if text_var && let Some(pattern) = &c.pattern {
         let source = pattern.regex_source();
         let message = words::pattern_text(&pattern.source);
+        let component = words::component::PATTERN;
         body.push(quote! {
             static PATTERN: #rt::__private::Pattern = #rt::__private::Pattern::new(#source);
             if !PATTERN.is_match(text) {
-                item.problem(#message);
+                item.problem(#component, #message);
             }
         });
     }
     if text_var && (c.min_length.is_some() || c.max_length.is_some()) {
         let mut checks = vec![quote!(let length = text.chars().count() as u64;)];
         if let Some(min) = c.min_length {
-            let message = words::too_short(min);
-            checks.push(quote!(if length < #min { item.problem(#message); }));
+            let (message, component) = (words::too_short(min), words::component::MIN_LENGTH);
+            checks.push(quote!(if length < #min { item.problem(#component, #message); }));
         }
         if let Some(max) = c.max_length {
-            let message = words::too_long(max);
-            checks.push(quote!(if length > #max { item.problem(#message); }));
+            let (message, component) = (words::too_long(max), words::component::MAX_LENGTH);
+            checks.push(quote!(if length > #max { item.problem(#component, #message); }));
         }
         body.push(quote!(#(#checks)*));
     }
@@ -66,14 +68,14 @@ pub fn check_fn(p: &Property, rt: &TokenStream) -> TokenStream {
     }
     let needs_iri = p.value_type == ValueType::Reference || p.node_kind == Some(NodeKind::Iri);
     if text_var && needs_iri {
-        let not_iri = words::NOT_AN_IRI;
+        let (not_iri, component) = (words::NOT_AN_IRI, words::component::NODE_KIND);
         let reference = match &p.target_class {
             Some(target) => quote!(else { item.reference(text, #target, references)?; }),
             None => quote!(),
         };
         body.push(quote! {
             if !#rt::__private::is_iri(text) {
-                item.problem(#not_iri);
+                item.problem(#component, #not_iri);
             } #reference
         });
     }
@@ -125,9 +127,10 @@ fn unbound(p: &Property, type_text: &str, rt: &TokenStream) -> TokenStream {
         ValueType::Integer(_) => quote!(#rt::__private::is_whole(item.value)),
         ValueType::Number => quote!(item.value.is_number()),
     };
+    let component = words::type_component(p.value_type);
     quote! {
         if !(#ok) {
-            item.problem(#type_text);
+            item.problem(#component, #type_text);
         }
     }
 }
@@ -139,8 +142,9 @@ pub fn check_fn_name(p: &Property) -> syn::Ident {
 
 /// The type check (alone: nothing else is checked when it fails), binding `text` or `x`.
 fn prologue(p: &Property, type_text: &str, rt: &TokenStream) -> (TokenStream, bool, bool) {
+    let component = words::type_component(p.value_type);
     let fail = quote! {
-        item.problem(#type_text);
+        item.problem(#component, #type_text);
         return ::std::result::Result::Ok(());
     };
     match p.value_type {

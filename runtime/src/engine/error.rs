@@ -14,8 +14,8 @@ pub struct Problem {
     pub expected_type: Option<String>,
     pub cardinality: Option<String>,
     pub received: Option<String>,
-    /// The SHACL constraint component broken (`sh:LessThanConstraintComponent`), for problems
-    /// the SHACL Core engine finds (docs/errors.md, Problems the engine finds).
+    /// The SHACL constraint component broken (`sh:LessThanConstraintComponent`): for every
+    /// problem that stands for a SHACL constraint, typed or found by the engine (docs/errors.md).
     pub constraint: Option<String>,
     /// The node whose result it is, for problems the engine finds.
     pub focus_node: Option<String>,
@@ -35,6 +35,14 @@ impl Problem {
             focus_node: None,
             fix: None,
         }
+    }
+
+    /// The SHACL Core constraint component the problem breaks, with the fix of
+    /// [`shacl_mcp_compiler::problems::fix`].
+    pub fn breaks(mut self, component: &str) -> Self {
+        self.fix = Some(shacl_mcp_compiler::problems::fix(component).to_string());
+        self.constraint = Some(component.to_string());
+        self
     }
 
     pub fn received(mut self, value: &Value) -> Self {

@@ -5,12 +5,13 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 use shacl_mcp_compiler::literal::is_iri;
 use shacl_mcp_compiler::model::{Class, HAS_CHILD, Property};
+use shacl_mcp_compiler::problems as words;
 
 use super::actions::Runner;
 use super::error::{Envelope, Problem, Subject, ToolError};
 use super::object::{carries_marker, instance_object, is_instance, links_of};
 use super::validate::{Item, Mode, RefState, ReferenceCheck, check_compiled, check_single, interpret_item, with_type};
-use super::write_rule::{Recorder, WriteKind};
+use super::write_rule::{Checked, Recorder, WriteKind};
 use super::{Engine, values};
 use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
@@ -45,7 +46,15 @@ impl Engine {
                 "Omit base_uri to mint a fresh id, or use instance_update to change the existing instance.",
             ));
         }
-        self.validate(&tx, perspective, &class, properties, &[], Mode::Create)?;
+        let typed = self.typed(&tx, perspective, &class, properties, &[], Mode::Create)?;
+        let kept;
+        let properties = match typed.passed() {
+            true => properties,
+            false => {
+                kept = typed.kept(properties);
+                &kept
+            }
+        };
 
         let base = base_uri.map_or_else(|| self.ids.mint(), str::to_string);
         let out_of_base = LinkPattern {
@@ -97,7 +106,10 @@ impl Engine {
         if let Some(parent) = parent {
             run.add(parent, HAS_CHILD, &base, false)?;
         }
-        let checked = self.check_write(&tx, perspective, &class, &base, WriteKind::Create)?;
+        let checked = typed.settle(
+            &class,
+            self.check_write(&tx, perspective, &class, &base, WriteKind::Create),
+        )?;
         tx.commit()?;
 
         let mut result = Map::new();
@@ -153,7 +165,15 @@ impl Engine {
         self.require_perspective(&tx, perspective)?;
         let class = self.class(&tx, perspective, class_name)?;
         self.require_instance(&tx, perspective, &class, base_uri)?;
-        self.validate(&tx, perspective, &class, properties, unset, Mode::Update)?;
+        let typed = self.typed(&tx, perspective, &class, properties, unset, Mode::Update)?;
+        let kept;
+        let (properties, unset) = match typed.passed() {
+            true => (properties, unset),
+            false => {
+                kept = (typed.kept(properties), typed.kept_names(unset));
+                (&kept.0, &kept.1[..])
+            }
+        };
 
         let mut run = Runner::new(&mut tx, perspective, base_uri);
         let mut updated = Vec::new();
@@ -170,7 +190,10 @@ impl Engine {
                 cleared.push(Value::from(p.name.clone()));
             }
         }
-        let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change)?;
+        let checked = typed.settle(
+            &class,
+            self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change),
+        )?;
         tx.commit()?;
         let mut result = Map::new();
         result.insert("success".into(), true.into());
@@ -222,8 +245,9 @@ impl Engine {
                         target: None,
                     };
                     if tx.count_links(perspective, all)? >= max {
-                        let problem = with_type(p, Problem::new(&p.name, format!("too many values: at most {max}")))
-                            .received(item);
+                        let problem = with_type(p, Problem::new(&p.name, words::too_many(max)))
+                            .received(item)
+                            .breaks(words::component::MAX_COUNT);
                         return Err(class_envelope(class, vec![problem]));
                     }
                 }
@@ -328,27 +352,28 @@ impl Engine {
         Ok(Value::Object(result))
     }
 
-    /// Validation inside the call's transaction; references are looked up there too.
-    fn validate(
+    /// The typed checks inside the call's transaction (references are looked up there too).
+    /// When they fail and the engine has more to check (`tx` records the write), the write
+    /// goes on with the values that passed, so that its refusal lists both paths' problems.
+    fn typed(
         &self,
-        tx: &dyn ReadTx,
+        tx: &Recorder<'_>,
         perspective: &str,
         class: &Class,
         properties: &Map<String, Value>,
         unset: &[String],
         mode: Mode,
-    ) -> Result<(), ToolError> {
+    ) -> Result<Typed, ToolError> {
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
         let problems = match self.fixed.compiled_class(&class.name) {
             // Generated code: the same structure, the checks of each value compiled in.
             Some(compiled) => check_compiled(compiled, properties, unset, mode, &mut references)?,
             None => super::validate::interpret_values(class, properties, unset, mode, &mut references)?,
         };
-        if problems.is_empty() {
-            Ok(())
-        } else {
-            Err(class_envelope(class, problems))
+        if !problems.is_empty() && !tx.is_recording() {
+            return Err(class_envelope(class, problems));
         }
+        Ok(Typed::new(problems))
     }
 
     pub(crate) fn reference_state(
@@ -466,5 +491,63 @@ fn or_none(names: &[&str]) -> String {
         "none".to_string()
     } else {
         names.join(", ")
+    }
+}
+
+/// The typed checks' problems of a write the engine checks too (docs/validation.md, One list
+/// of problems): the write is made with the values that passed, the engine checks it, and the
+/// refusal lists the typed problems, then the engine's on every property the typed checks let
+/// through (a result on a left-out property would only restate its typed problem).
+struct Typed {
+    problems: Vec<Problem>,
+    /// The properties (and arguments) with a typed problem.
+    failed: HashSet<String>,
+}
+
+impl Typed {
+    fn new(problems: Vec<Problem>) -> Typed {
+        let failed = problems
+            .iter()
+            .map(|p| p.property.split('[').next().unwrap_or_default().to_string())
+            .collect();
+        Typed { problems, failed }
+    }
+
+    fn passed(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// The given values without those with a typed problem.
+    fn kept(&self, given: &Map<String, Value>) -> Map<String, Value> {
+        let keep = |(k, _): &(&String, &Value)| !self.failed.contains(k.as_str());
+        given.iter().filter(keep).map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+
+    fn kept_names(&self, names: &[String]) -> Vec<String> {
+        names
+            .iter()
+            .filter(|n| !self.failed.contains(n.as_str()))
+            .cloned()
+            .collect()
+    }
+
+    /// The outcome of the write: the engine's answer when the typed checks passed; otherwise
+    /// the one envelope of both (the caller then drops the transaction: nothing is written).
+    fn settle(self, class: &Class, engine: Result<Checked, ToolError>) -> Result<Checked, ToolError> {
+        if self.passed() {
+            return engine;
+        }
+        let mut problems = self.problems;
+        match engine {
+            Ok(_) => {}
+            Err(ToolError::Invalid(envelope)) => problems.extend(
+                envelope
+                    .problems
+                    .into_iter()
+                    .filter(|p| !self.failed.contains(&p.property)),
+            ),
+            Err(other) => return Err(other),
+        }
+        Err(class_envelope(class, problems))
     }
 }

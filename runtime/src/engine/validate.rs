@@ -163,24 +163,26 @@ pub struct Item<'a> {
 }
 
 impl Item<'_> {
-    /// Records a problem of this value, with the property's type, cardinality and the value.
-    pub fn problem(&mut self, text: impl Into<String>) {
-        self.out.push(Problem {
+    /// Records a problem of this value, the SHACL constraint `component` it breaks, with the
+    /// property's type, cardinality and the value.
+    pub fn problem(&mut self, component: &str, text: impl Into<String>) {
+        let problem = Problem {
             property: self.label.to_string(),
             problem: text.into(),
             expected_type: Some(self.expected_type.to_string()),
             cardinality: Some(self.cardinality.to_string()),
             received: Some(words::received(self.value)),
             ..Problem::new("", "")
-        });
+        };
+        self.out.push(problem.breaks(component));
     }
 
     /// The reference check shared by both paths: the IRI must name an instance of `class`.
     pub fn reference(&mut self, iri: &str, class: &str, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
         match references(iri, class)? {
             RefState::Instance => {}
-            RefState::OtherKind => self.problem(words::not_instance(class)),
-            RefState::Missing => self.problem(words::missing_instance(class)),
+            RefState::OtherKind => self.problem(words::component::CLASS, words::not_instance(class)),
+            RefState::Missing => self.problem(words::component::CLASS, words::missing_instance(class)),
         }
         Ok(())
     }
@@ -202,30 +204,35 @@ pub fn check_values<R: PropertyRule>(
 ) -> Result<Vec<Problem>, StoreError> {
     let mut problems = Vec::new();
     for (index, p) in rules.iter().enumerate() {
-        let structural = |text: String, value: Option<&Value>| {
+        let structural = |text: String, value: Option<&Value>, component: Option<&str>| {
             let mut problem = with_rule(p, Problem::new(p.name(), text));
             if let Some(v) = value {
                 problem = problem.received(v);
             }
-            problem
+            match component {
+                Some(c) => problem.breaks(c),
+                None => problem,
+            }
         };
         if let Some(value) = given.get(p.name()) {
             if let Some(text) = access_problem(p, mode) {
-                problems.push(structural(text, Some(value)));
+                problems.push(structural(text, Some(value), None));
                 continue;
             }
             check_value(p, index, value, mode, false, item, references, &mut problems)?;
             if unset.iter().any(|u| u == p.name()) {
-                problems.push(structural(words::IN_BOTH.to_string(), None));
+                problems.push(structural(words::IN_BOTH.to_string(), None, None));
             }
         } else if unset.iter().any(|u| u == p.name()) {
             if let Some(text) = access_problem(p, mode) {
-                problems.push(structural(text, None));
+                problems.push(structural(text, None, None));
             } else if p.required() {
-                problems.push(structural(words::REQUIRED_UNSET.to_string(), None));
+                let text = words::REQUIRED_UNSET.to_string();
+                problems.push(structural(text, None, Some(words::component::MIN_COUNT)));
             }
         } else if mode == Mode::Create && p.required() {
-            problems.push(structural(words::MISSING.to_string(), None));
+            let text = words::MISSING.to_string();
+            problems.push(structural(text, None, Some(words::component::MIN_COUNT)));
         }
     }
     let known = |name: &str| rules.iter().any(|p| p.name() == name);
@@ -368,6 +375,7 @@ pub fn check_value<R: PropertyRule>(
     problems: &mut Vec<Problem>,
 ) -> Result<(), StoreError> {
     let structural = |text: &str| with_rule(p, Problem::new(p.name(), text)).received(value);
+    let count = |text: &str, component: &str| structural(text).breaks(component);
     let cardinality = p.cardinality();
     if p.collection() {
         let Value::Array(items) = value else {
@@ -393,21 +401,18 @@ pub fn check_value<R: PropertyRule>(
         if let Some(max) = p.max_count()
             && n > max
         {
-            problems.push(structural(&words::too_many(max)));
+            problems.push(count(&words::too_many(max), words::component::MAX_COUNT));
         }
         if mode == Mode::Create && n < p.min_count() {
-            problems.push(structural(&words::too_few(p.min_count())));
+            problems.push(count(&words::too_few(p.min_count()), words::component::MIN_COUNT));
         }
         return Ok(());
     }
     match value {
-        Value::Array(_) => problems.push(structural(words::ARRAY_FOR_SINGLE)),
+        Value::Array(_) => problems.push(count(words::ARRAY_FOR_SINGLE, words::component::MAX_COUNT)),
         Value::Null if allow_null && p.optional_scalar() => {}
-        Value::Null => problems.push(structural(if p.optional_scalar() {
-            words::NULL_OPTIONAL
-        } else {
-            words::NULL_REQUIRED
-        })),
+        Value::Null if p.optional_scalar() => problems.push(structural(words::NULL_OPTIONAL)),
+        Value::Null => problems.push(count(words::NULL_REQUIRED, words::component::MIN_COUNT)),
         _ => {
             let mut it = Item {
                 value,
@@ -438,32 +443,32 @@ pub fn with_type(p: &Property, problem: Problem) -> Problem {
 pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
     let value = it.value;
     if !type_ok(p.value_type, value) {
-        it.problem(words::type_text(p.value_type));
+        it.problem(words::type_component(p.value_type), words::type_text(p.value_type));
         return Ok(());
     }
     let c = &p.constraints;
     if !c.in_values.is_empty() && !c.in_values.iter().any(|allowed| same_value(&allowed.value, value)) {
         let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
-        it.problem(words::in_text(&values));
+        it.problem(words::component::IN, words::in_text(&values));
     }
     let text = value.as_str();
     if let (Some(pattern), Some(text)) = (&c.pattern, text)
         && let Some(regex) = compiled(&pattern.regex_source())
         && !regex.is_match(text)
     {
-        it.problem(words::pattern_text(&pattern.source));
+        it.problem(words::component::PATTERN, words::pattern_text(&pattern.source));
     }
     if let Some(text) = text {
         let n = text.chars().count() as u64;
         if let Some(min) = c.min_length
             && n < min
         {
-            it.problem(words::too_short(min));
+            it.problem(words::component::MIN_LENGTH, words::too_short(min));
         }
         if let Some(max) = c.max_length
             && n > max
         {
-            it.problem(words::too_long(max));
+            it.problem(words::component::MAX_LENGTH, words::too_long(max));
         }
     }
     if let Some(x) = value.as_f64() {
@@ -473,8 +478,8 @@ pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut Referenc
             .filter(|b| !b.holds(x))
             .map(|b| (b.op, b.text.as_str()))
             .collect();
-        if !broken.is_empty() {
-            it.problem(words::range_text(broken));
+        if let Some((op, _)) = broken.first() {
+            it.problem(words::bound_component(op), words::range_text(broken));
         }
     }
     let needs_iri = p.value_type == ValueType::Reference || p.node_kind == Some(NodeKind::Iri);
@@ -482,7 +487,7 @@ pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut Referenc
         && needs_iri
     {
         if !is_iri(text) {
-            it.problem(words::NOT_AN_IRI);
+            it.problem(words::component::NODE_KIND, words::NOT_AN_IRI);
         } else if let Some(target) = &p.target_class {
             it.reference(text, target, references)?;
         }
