@@ -17,6 +17,7 @@ use std::collections::HashSet;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::model::Enforced;
 use crate::model::{RDF_TYPE, local_name};
+use crate::shacl::MemoryGraph;
 use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
 use graph::{Graph, Node, Obj};
@@ -25,9 +26,6 @@ use values::show;
 const SH: &str = "http://www.w3.org/ns/shacl#";
 const RDFS_COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
 const RDFS_CLASS: &str = "http://www.w3.org/2000/01/rdf-schema#Class";
-const RDF_FIRST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#first";
-const RDF_REST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest";
-const RDF_NIL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil";
 const DASH_READ_ONLY: &str = "http://datashapes.org/dash#readOnly";
 
 /// Targets other than `sh:targetClass`: the engine's, never a class.
@@ -64,7 +62,7 @@ pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
 /// [`parse_turtle`] with relative IRIs resolved against `base` (the file's URL).
 pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
     let mut diagnostics = Diagnostics::default();
-    let graph = match Graph::read(text, base) {
+    let graph = match MemoryGraph::read_turtle_every_error(text.as_bytes(), base) {
         Ok(graph) => graph,
         Err(errors) => {
             for e in errors {
@@ -83,6 +81,7 @@ pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>
             return (None, diagnostics);
         }
     };
+    let graph = Graph::new(&graph, text);
     let mut reader = Reader {
         graph: &graph,
         diagnostics: &mut diagnostics,
