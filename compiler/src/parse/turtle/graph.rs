@@ -5,9 +5,10 @@
 //! text for finding where a subject is written.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::shacl::list::{ListError, list_members};
-use crate::shacl::{MemoryGraph, Term};
+use crate::shacl::{Literal, MemoryGraph, Term};
 
 /// A subject, or an object that is not a literal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -97,12 +98,11 @@ impl<'a> Graph<'a> {
     pub(super) fn list(&self, head: &Obj) -> Result<Vec<Obj>, String> {
         let head = match head {
             Obj::Node(node) => self.blanks.term(node),
-            other => {
-                return Err(format!(
-                    "{} stands where a list node was expected",
-                    super::values::show(other)
-                ));
-            }
+            Obj::Literal(l) => Term::Literal(Arc::new(Literal {
+                lexical: l.value.clone(),
+                datatype: l.datatype.clone(),
+                language: l.language.clone(),
+            })),
         };
         match list_members(self.graph, &head) {
             Ok(members) => Ok(members.iter().map(|m| self.blanks.known_object(m)).collect()),
