@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::model::Enforced;
 use crate::model::{RDF_TYPE, local_name};
-use crate::shacl::MemoryGraph;
+use crate::shacl::{MemoryGraph, SyntaxError};
 use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
 use graph::{Graph, Node, Obj};
@@ -61,29 +61,40 @@ pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
 
 /// [`parse_turtle`] with relative IRIs resolved against `base` (the file's URL).
 pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
-    let mut diagnostics = Diagnostics::default();
-    let graph = match MemoryGraph::read_turtle_every_error(text.as_bytes(), base) {
-        Ok(graph) => graph,
-        Err(errors) => {
-            for e in errors {
-                let origin = Origin {
-                    line: Some(e.line),
-                    column: Some(e.column),
-                    ..Origin::default()
-                };
-                diagnostics.push(
-                    Diagnostic::error("syntax", origin, format!("Turtle syntax error: {}", e.message)).help(
-                        "the file must be valid Turtle 1.1: check this position for a missing `.`, `;`, `]` \
-                         or `>`, an undeclared prefix, or an unclosed string",
-                    ),
-                );
-            }
-            return (None, diagnostics);
+    let (document, diagnostics, _) = parse_turtle_graph(text, base);
+    (document, diagnostics)
+}
+
+/// [`parse_turtle_at`], also handing back the graph it read (`None` on a syntax error): the
+/// engine reads its shapes from that graph ([`crate::shacl::DnaGraph::from_graphs`]), so that
+/// the text is parsed once.
+pub fn parse_turtle_graph(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics, Option<MemoryGraph>) {
+    match MemoryGraph::read_turtle_every_error(text.as_bytes(), base) {
+        Ok(graph) => {
+            let (document, diagnostics) = read_document(&Graph::new(&graph, text));
+            (Some(document), diagnostics, Some(graph))
         }
+        Err(errors) => (None, Diagnostics(errors.iter().map(syntax_error).collect()), None),
+    }
+}
+
+fn syntax_error(e: &SyntaxError) -> Diagnostic {
+    let origin = Origin {
+        line: Some(e.line),
+        column: Some(e.column),
+        ..Origin::default()
     };
-    let graph = Graph::new(&graph, text);
+    Diagnostic::error("syntax", origin, format!("Turtle syntax error: {}", e.message)).help(
+        "the file must be valid Turtle 1.1: check this position for a missing `.`, `;`, `]` \
+         or `>`, an undeclared prefix, or an unclosed string",
+    )
+}
+
+/// The classes of a shapes graph and the engine's constraints of the shapes that are none.
+fn read_document(graph: &Graph<'_>) -> (ShapeDocument, Diagnostics) {
+    let mut diagnostics = Diagnostics::default();
     let mut reader = Reader {
-        graph: &graph,
+        graph,
         diagnostics: &mut diagnostics,
         enforced: Vec::new(),
         unenforced: Vec::new(),
@@ -113,7 +124,7 @@ pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>
         flows: vec![],
         enforced,
     };
-    (Some(document), diagnostics)
+    (document, diagnostics)
 }
 
 fn sh(local: &str) -> String {
