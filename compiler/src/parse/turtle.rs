@@ -1,7 +1,17 @@
-//! Standard SHACL in Turtle (oxttl into oxrdf), mapped onto the same shapes as SHACL JSON
-//! (`docs/dna-format.md`, Standard SHACL in Turtle). Every node shape with a class target
-//! becomes a [`ClassShape`], its `sh:property` nodes [`PropertyShape`]s; what this release
-//! cannot serve is a diagnostic.
+//! Standard SHACL in Turtle, mapped onto the same shapes as SHACL JSON (`docs/dna-format.md`,
+//! Standard SHACL in Turtle). Every node shape with a class target becomes a [`ClassShape`],
+//! its `sh:property` nodes [`PropertyShape`]s; what this release cannot serve is a diagnostic.
+//!
+//! The text is read by the validator's loader into a [`MemoryGraph`] (handed on to
+//! [`crate::shacl::DnaGraph::from_graphs`], so it is parsed once) and seen through `graph`,
+//! which adds lines and deterministic blank node labels. The `sh:` terms are read here, not
+//! through the validator's [`crate::shacl::Shapes::from_graph`]: that reader answers only
+//! "valid or a list of texts" for the shapes validation reaches, while this one must say, per
+//! shape and with its line, class and property, what each parameter becomes (typed, the
+//! engine's, not SHACL Core, unknown), keep a wrong value's diagnostic beside the rest of the
+//! shape, keep document order (`sh:order` ties, parents) and read the non-validating terms
+//! (`sh:name`, `sh:description`, `dash:readOnly`, severities) that `Shapes` drops. Sharing it
+//! would mean giving `Shapes` positions and a lossless, per-parameter account first.
 
 mod engine;
 mod graph;
@@ -78,7 +88,9 @@ pub fn parse_turtle_graph(text: &str, base: Option<&str>) -> (Option<ShapeDocume
     }
 }
 
-fn syntax_error(e: &SyntaxError) -> Diagnostic {
+/// The `syntax` error for a Turtle syntax error, at its line and column (a DNA's, or a shapes or
+/// data graph `shacl-mcp validate` reads).
+pub fn syntax_error(e: &SyntaxError) -> Diagnostic {
     let origin = Origin {
         line: Some(e.line),
         column: Some(e.column),
