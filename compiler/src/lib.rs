@@ -64,7 +64,7 @@ pub fn load_str(text: &str, file: &str, format: parse::Format) -> (Option<Dna>, 
 
 /// [`load_str`] with relative IRIs resolved against `base` (the file's URL).
 pub fn load_at(text: &str, file: &str, format: parse::Format, base: Option<&str>) -> (Option<Dna>, Diagnostics) {
-    let (document, mut diagnostics) = parse::parse_at(text, format, base);
+    let (document, mut diagnostics, graph) = parse::parse_with_graph_at(text, format, base);
     let fallback_name = Path::new(file)
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -74,11 +74,13 @@ pub fn load_at(text: &str, file: &str, format: parse::Format, base: Option<&str>
         diagnostics.extend(more);
         dna
     });
-    if format == parse::Format::Turtle && !diagnostics.has_errors() {
-        // The engine reads the same text as a shapes graph: what it cannot read (a property
+    if let Some(graph) = graph
+        && !diagnostics.has_errors()
+    {
+        // The engine reads the same graph for its shapes: what it cannot read (a property
         // shape with no path that a class's shape reaches, ...) is an error here too, not
         // when the server starts.
-        if let Err(errors) = shacl::DnaGraph::read(&[(text, base)]) {
+        if let Err(errors) = shacl::DnaGraph::from_graphs(&[graph]) {
             for e in errors {
                 diagnostics.push(
                     Diagnostic::error("shapes-graph", shape::Origin::default(), e)

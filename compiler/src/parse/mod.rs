@@ -8,6 +8,7 @@ pub mod turtle;
 use std::path::Path;
 
 use crate::diagnostic::Diagnostics;
+use crate::shacl::MemoryGraph;
 use crate::shape::ShapeDocument;
 
 /// The source language of a DNA.
@@ -36,9 +37,23 @@ pub fn parse(text: &str, format: Format) -> (Option<ShapeDocument>, Diagnostics)
 
 /// [`parse`] with relative IRIs (Turtle) resolved against `base`, the file's URL.
 pub fn parse_at(text: &str, format: Format, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
+    let (document, diagnostics, _) = parse_with_graph_at(text, format, base);
+    (document, diagnostics)
+}
+
+/// [`parse_at`], also handing back the graph a Turtle text was read into (`None` for JSON and
+/// on a syntax error), for the engine's shapes reader: the text is parsed once.
+pub fn parse_with_graph_at(
+    text: &str,
+    format: Format,
+    base: Option<&str>,
+) -> (Option<ShapeDocument>, Diagnostics, Option<MemoryGraph>) {
     match format {
-        Format::Json => json::parse_json(text),
-        Format::Turtle => turtle::parse_turtle_at(text, base),
+        Format::Json => {
+            let (document, diagnostics) = json::parse_json(text);
+            (document, diagnostics, None)
+        }
+        Format::Turtle => turtle::parse_turtle_graph(text, base),
     }
 }
 

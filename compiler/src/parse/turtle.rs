@@ -1,7 +1,17 @@
-//! Standard SHACL in Turtle (oxttl into oxrdf), mapped onto the same shapes as SHACL JSON
-//! (`docs/dna-format.md`, Standard SHACL in Turtle). Every node shape with a class target
-//! becomes a [`ClassShape`], its `sh:property` nodes [`PropertyShape`]s; what this release
-//! cannot serve is a diagnostic.
+//! Standard SHACL in Turtle, mapped onto the same shapes as SHACL JSON (`docs/dna-format.md`,
+//! Standard SHACL in Turtle). Every node shape with a class target becomes a [`ClassShape`],
+//! its `sh:property` nodes [`PropertyShape`]s; what this release cannot serve is a diagnostic.
+//!
+//! The text is read by the validator's loader into a [`MemoryGraph`] (handed on to
+//! [`crate::shacl::DnaGraph::from_graphs`], so it is parsed once) and seen through `graph`,
+//! which adds lines and deterministic blank node labels. The `sh:` terms are read here, not
+//! through the validator's [`crate::shacl::Shapes::from_graph`]: that reader answers only
+//! "valid or a list of texts" for the shapes validation reaches, while this one must say, per
+//! shape and with its line, class and property, what each parameter becomes (typed, the
+//! engine's, not SHACL Core, unknown), keep a wrong value's diagnostic beside the rest of the
+//! shape, keep document order (`sh:order` ties, parents) and read the non-validating terms
+//! (`sh:name`, `sh:description`, `dash:readOnly`, severities) that `Shapes` drops. Sharing it
+//! would mean giving `Shapes` positions and a lossless, per-parameter account first.
 
 mod engine;
 mod graph;
@@ -17,6 +27,7 @@ use std::collections::HashSet;
 use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::model::Enforced;
 use crate::model::{RDF_TYPE, local_name};
+use crate::shacl::{MemoryGraph, SyntaxError};
 use crate::shape::{ActionShape, ClassShape, Origin, PropertyShape, ShapeDocument, SourceFormat, Spanned};
 
 use graph::{Graph, Node, Obj};
@@ -25,9 +36,6 @@ use values::show;
 const SH: &str = "http://www.w3.org/ns/shacl#";
 const RDFS_COMMENT: &str = "http://www.w3.org/2000/01/rdf-schema#comment";
 const RDFS_CLASS: &str = "http://www.w3.org/2000/01/rdf-schema#Class";
-const RDF_FIRST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#first";
-const RDF_REST: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#rest";
-const RDF_NIL: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#nil";
 const DASH_READ_ONLY: &str = "http://datashapes.org/dash#readOnly";
 
 /// Targets other than `sh:targetClass`: the engine's, never a class.
@@ -63,28 +71,42 @@ pub fn parse_turtle(text: &str) -> (Option<ShapeDocument>, Diagnostics) {
 
 /// [`parse_turtle`] with relative IRIs resolved against `base` (the file's URL).
 pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics) {
-    let mut diagnostics = Diagnostics::default();
-    let graph = match Graph::read(text, base) {
-        Ok(graph) => graph,
-        Err(errors) => {
-            for e in errors {
-                let origin = Origin {
-                    line: Some(e.line),
-                    column: Some(e.column),
-                    ..Origin::default()
-                };
-                diagnostics.push(
-                    Diagnostic::error("syntax", origin, format!("Turtle syntax error: {}", e.message)).help(
-                        "the file must be valid Turtle 1.1: check this position for a missing `.`, `;`, `]` \
-                         or `>`, an undeclared prefix, or an unclosed string",
-                    ),
-                );
-            }
-            return (None, diagnostics);
+    let (document, diagnostics, _) = parse_turtle_graph(text, base);
+    (document, diagnostics)
+}
+
+/// [`parse_turtle_at`], also handing back the graph it read (`None` on a syntax error): the
+/// engine reads its shapes from that graph ([`crate::shacl::DnaGraph::from_graphs`]), so that
+/// the text is parsed once.
+pub fn parse_turtle_graph(text: &str, base: Option<&str>) -> (Option<ShapeDocument>, Diagnostics, Option<MemoryGraph>) {
+    match MemoryGraph::read_turtle_every_error(text.as_bytes(), base) {
+        Ok(graph) => {
+            let (document, diagnostics) = read_document(&Graph::new(&graph, text));
+            (Some(document), diagnostics, Some(graph))
         }
+        Err(errors) => (None, Diagnostics(errors.iter().map(syntax_error).collect()), None),
+    }
+}
+
+/// The `syntax` error for a Turtle syntax error, at its line and column (a DNA's, or a shapes or
+/// data graph `shacl-mcp validate` reads).
+pub fn syntax_error(e: &SyntaxError) -> Diagnostic {
+    let origin = Origin {
+        line: Some(e.line),
+        column: Some(e.column),
+        ..Origin::default()
     };
+    Diagnostic::error("syntax", origin, format!("Turtle syntax error: {}", e.message)).help(
+        "the file must be valid Turtle 1.1: check this position for a missing `.`, `;`, `]` \
+         or `>`, an undeclared prefix, or an unclosed string",
+    )
+}
+
+/// The classes of a shapes graph and the engine's constraints of the shapes that are none.
+fn read_document(graph: &Graph<'_>) -> (ShapeDocument, Diagnostics) {
+    let mut diagnostics = Diagnostics::default();
     let mut reader = Reader {
-        graph: &graph,
+        graph,
         diagnostics: &mut diagnostics,
         enforced: Vec::new(),
         unenforced: Vec::new(),
@@ -114,7 +136,7 @@ pub fn parse_turtle_at(text: &str, base: Option<&str>) -> (Option<ShapeDocument>
         flows: vec![],
         enforced,
     };
-    (Some(document), diagnostics)
+    (document, diagnostics)
 }
 
 fn sh(local: &str) -> String {

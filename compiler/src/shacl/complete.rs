@@ -43,7 +43,13 @@ impl DnaGraph {
             })?;
             graphs.push(graph);
         }
-        let shapes = Shapes::from_graph(&union(&graphs))?;
+        Self::from_graphs(&graphs)
+    }
+
+    /// [`DnaGraph::read`] for sources already read (by the DNA front end:
+    /// [`crate::parse::parse_with_graph_at`]). `Err`: every ill-formed shape.
+    pub fn from_graphs(graphs: &[MemoryGraph]) -> Result<DnaGraph, Vec<String>> {
+        let shapes = Shapes::from_graph(&union(graphs))?;
         Ok(DnaGraph { shapes })
     }
 

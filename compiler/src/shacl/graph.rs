@@ -4,8 +4,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use oxttl::TurtleParser;
-
 use super::term::{Literal, Term};
 
 /// What the validator asks of a data or shapes graph. Results are sets (each term once).
@@ -56,7 +54,11 @@ pub struct MemoryGraph {
     /// `[p, o, s]`.
     pos: Vec<Triple>,
     /// `(prefix, namespace)` as the document declared them.
-    prefixes: Vec<(String, String)>,
+    pub(super) prefixes: Vec<(String, String)>,
+    /// The triples in the order the document wrote them, each with the 1-based line it was
+    /// read on (empty for a graph not read from Turtle): the DNA front end's diagnostics name
+    /// lines, and it reads shapes in the order they are written.
+    read: Vec<(Triple, u32)>,
 }
 
 #[derive(Default)]
@@ -104,6 +106,8 @@ impl Terms {
 pub struct GraphBuilder {
     terms: Terms,
     triples: Vec<Triple>,
+    /// The line of each triple, when every one was added with [`GraphBuilder::add_read`].
+    lines: Vec<u32>,
 }
 
 impl GraphBuilder {
@@ -118,7 +122,18 @@ impl GraphBuilder {
         self.triples.push([s, p, o]);
     }
 
+    /// [`GraphBuilder::add`] for a triple read from a document on `line`.
+    pub(super) fn add_read(&mut self, subject: Term, predicate: Term, object: Term, line: u32) {
+        self.add(subject, predicate, object);
+        self.lines.push(line);
+    }
+
     pub fn build(self) -> MemoryGraph {
+        let read = if self.lines.len() == self.triples.len() {
+            as_read(&self.triples, &self.lines)
+        } else {
+            Vec::new()
+        };
         let mut spo = self.triples;
         spo.sort_unstable();
         spo.dedup();
@@ -129,65 +144,23 @@ impl GraphBuilder {
             spo,
             pos,
             prefixes: Vec::new(),
+            read,
         }
     }
 }
 
-/// A Turtle syntax error, 1-based.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SyntaxError {
-    pub message: String,
-    pub line: u32,
-    pub column: u32,
+/// The triples with their lines, a triple written twice kept where it was first read.
+fn as_read(triples: &[Triple], lines: &[u32]) -> Vec<(Triple, u32)> {
+    let mut seen = std::collections::HashSet::new();
+    triples
+        .iter()
+        .zip(lines)
+        .filter(|(t, _)| seen.insert(**t))
+        .map(|(t, line)| (*t, *line))
+        .collect()
 }
-
-/// At most this many syntax errors are reported for one document.
-const MAX_SYNTAX_ERRORS: usize = 20;
 
 impl MemoryGraph {
-    /// Reads a Turtle document; relative IRIs resolve against `base` (e.g. the file's URL).
-    pub fn read_turtle(text: &[u8], base: Option<&str>) -> Result<MemoryGraph, Vec<SyntaxError>> {
-        let mut parser = TurtleParser::new();
-        if let Some(base) = base
-            && let Ok(with_base) = parser.clone().with_base_iri(base)
-        {
-            parser = with_base;
-        }
-        let mut builder = GraphBuilder::new();
-        let mut errors = Vec::new();
-        let mut triples = parser.for_slice(text);
-        for result in triples.by_ref() {
-            match result {
-                Ok(t) => builder.add(
-                    Term::from_subject(t.subject),
-                    Term::Iri(Arc::from(t.predicate.into_string())),
-                    Term::from_oxrdf(t.object),
-                ),
-                Err(e) => {
-                    let at = e.location().start;
-                    errors.push(SyntaxError {
-                        message: e.message().to_string(),
-                        line: u32::try_from(at.line.saturating_add(1)).unwrap_or(u32::MAX),
-                        column: u32::try_from(at.column.saturating_add(1)).unwrap_or(u32::MAX),
-                    });
-                    if errors.len() >= MAX_SYNTAX_ERRORS {
-                        break;
-                    }
-                }
-            }
-        }
-        if errors.is_empty() {
-            let mut graph = builder.build();
-            graph.prefixes = triples
-                .prefixes()
-                .map(|(p, ns)| (p.to_string(), ns.to_string()))
-                .collect();
-            Ok(graph)
-        } else {
-            Err(errors)
-        }
-    }
-
     /// The prefixes the document declared, as `(prefix, namespace)`.
     pub fn prefixes(&self) -> &[(String, String)] {
         &self.prefixes
@@ -207,6 +180,14 @@ impl MemoryGraph {
         self.spo
             .iter()
             .map(|&[s, p, o]| (self.terms.get(s), self.terms.get(p), self.terms.get(o)))
+    }
+
+    /// Every triple in the order the document wrote it, with the 1-based line it was read on;
+    /// nothing for a graph not read from Turtle.
+    pub fn triples_as_read(&self) -> impl Iterator<Item = ((&Term, &Term, &Term), u32)> + '_ {
+        self.read
+            .iter()
+            .map(|&([s, p, o], line)| ((self.terms.get(s), self.terms.get(p), self.terms.get(o)), line))
     }
 
     fn terms_of(&self, ids: impl Iterator<Item = u32>) -> Vec<Term> {
@@ -312,14 +293,5 @@ mod tests {
         assert!(!g.contains(&b, "http://ex/p", &a));
         assert!(g.objects(&a, "http://ex/none").is_empty());
         assert!(g.objects(&Term::iri("http://ex/none"), "http://ex/p").is_empty());
-    }
-
-    #[test]
-    fn syntax_errors_have_positions() {
-        let errors = MemoryGraph::read_turtle(b"@prefix ex: <http://ex/> .\nex:a ex:p .\n", None)
-            .err()
-            .unwrap();
-        assert_eq!(errors[0].line, 2, "{errors:?}");
-        assert!(errors[0].column > 1, "{errors:?}");
     }
 }

@@ -21,19 +21,22 @@
 pub mod complete;
 pub mod dna;
 pub mod graph;
+pub mod list;
 pub mod path;
 pub mod reach;
 mod read;
 pub mod report;
 pub mod shapes;
 pub mod term;
+mod turtle;
 pub mod validator;
 pub mod vocab;
 pub mod xsd;
 
 pub use complete::{DnaGraph, complete_shapes};
-pub use graph::{Graph, GraphBuilder, MemoryGraph, SyntaxError};
+pub use graph::{Graph, GraphBuilder, MemoryGraph};
 pub use path::Path;
 pub use shapes::{Component, Constraint, NodeKind, Shape, ShapeRef, Shapes, Target};
 pub use term::{Literal, Term};
+pub use turtle::SyntaxError;
 pub use validator::{Report, ValidationResult, validate, validate_focus, validate_nodes};

@@ -5,8 +5,9 @@ use std::collections::HashSet;
 use std::fmt;
 
 use super::graph::Graph;
+use super::list::{ListError, list_members};
 use super::term::Term;
-use super::vocab::{RDF_FIRST, RDF_NIL, RDF_REST, sh};
+use super::vocab::{RDF_FIRST, sh};
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Path {
@@ -208,26 +209,15 @@ fn parse(graph: &dyn Graph, node: &Term, depth: usize) -> Result<Path, String> {
     Err(format!("{node} is not a SHACL property path"))
 }
 
-/// The members of the RDF list at `head`, in order (`rdf:nil` is the empty list).
+/// The members of the RDF list at `head`, in order (`rdf:nil` is the empty list); `Err` says
+/// what is wrong, as the shapes reader reports it.
 pub fn read_list(graph: &dyn Graph, head: &Term) -> Result<Vec<Term>, String> {
-    let mut members = Vec::new();
-    let mut seen = HashSet::new();
-    let mut node = head.clone();
-    while node.as_iri() != Some(RDF_NIL) {
-        if !seen.insert(node.clone()) {
-            return Err(format!("the list at {head} is cyclic"));
+    list_members(graph, head).map_err(|e| match e {
+        ListError::Circular => format!("the list at {head} is cyclic"),
+        ListError::NotANode(node) | ListError::Malformed { node, .. } => {
+            format!("{head} is not a well-formed RDF list (at {node})")
         }
-        let first = graph.objects(&node, RDF_FIRST);
-        let rest = graph.objects(&node, RDF_REST);
-        match (first.as_slice(), rest.as_slice()) {
-            ([item], [next]) => {
-                members.push(item.clone());
-                node = next.clone();
-            }
-            _ => return Err(format!("{head} is not a well-formed RDF list (at {node})")),
-        }
-    }
-    Ok(members)
+    })
 }
 
 /// A list that keeps the first occurrence of each term.

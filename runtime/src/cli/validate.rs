@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use std::rc::Rc;
 
 use clap::{Args, ValueEnum};
+use shacl_mcp_compiler::parse;
 use shacl_mcp_compiler::shacl::{MemoryGraph, Shapes, validate};
 use shacl_mcp_compiler::shape::Origin;
 use shacl_mcp_compiler::{Diagnostic, Diagnostics};
@@ -106,20 +107,7 @@ fn read(path: &Path, problems: &mut Diagnostics) -> Option<Rc<MemoryGraph>> {
     match MemoryGraph::read_turtle(&bytes, Some(&base)) {
         Ok(graph) => Some(Rc::new(graph)),
         Err(errors) => {
-            let found = errors
-                .into_iter()
-                .map(|e| {
-                    let origin = Origin {
-                        line: Some(e.line),
-                        column: Some(e.column),
-                        ..Origin::default()
-                    };
-                    Diagnostic::error("syntax", origin, format!("Turtle syntax error: {}", e.message)).help(
-                        "the file must be valid Turtle 1.1: check this position for a missing `.`, `;`, `]` \
-                         or `>`, an undeclared prefix, or an unclosed string",
-                    )
-                })
-                .collect();
+            let found = errors.iter().map(parse::turtle::syntax_error).collect();
             problems.extend(Diagnostics(found).in_file(&file));
             None
         }

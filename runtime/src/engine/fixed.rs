@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use shacl_mcp_compiler::model::{Class, Dna, Flow};
 use shacl_mcp_compiler::parse::{self, Format};
-use shacl_mcp_compiler::shacl::DnaGraph;
+use shacl_mcp_compiler::shacl::{DnaGraph, MemoryGraph};
 use shacl_mcp_compiler::shape::{ClassShape, FlowShape, ShapeDocument, SourceFormat};
 use shacl_mcp_compiler::{Diagnostics, check};
 
@@ -71,10 +71,15 @@ impl FixedDna {
         let mut enforced = Vec::new();
         let mut owners: Vec<String> = Vec::new();
         let mut name = None;
+        // Each Turtle source's graph as the front end read it (`None`: a syntax error).
+        let mut graphs = Vec::new();
         for (text, file, format) in sources {
             let base = parse::file_base(Path::new(file));
-            let (document, diags) = parse::parse_at(text, *format, base.as_deref());
+            let (document, diags, graph) = parse::parse_with_graph_at(text, *format, base.as_deref());
             all.extend(diags.in_file(file));
+            if *format == Format::Turtle {
+                graphs.push(graph);
+            }
             if let Some(document) = document {
                 name = name.or(document.name.clone());
                 owners.extend(document.classes.iter().map(|_| file.clone()));
@@ -109,7 +114,7 @@ impl FixedDna {
                 .unwrap_or_else(|| sources.first().map(|s| s.1.clone()).unwrap_or_default());
         }
         all.extend(diags);
-        let graph = shapes_graph(sources, &mut all);
+        let graph = shapes_graph(sources, graphs, &mut all);
         match dna {
             Some(dna) if !all.has_errors() => Ok((Self::from_dna(dna, shapes, graph), all)),
             _ => Err(all),
@@ -213,19 +218,31 @@ impl FixedDna {
     }
 }
 
-/// The shapes graph of the Turtle sources (`None` without any); an ill-formed one is an error
-/// of the DNA, since the engine could not enforce it.
-fn shapes_graph(sources: &[(String, String, Format)], diags: &mut Diagnostics) -> Option<DnaGraph> {
-    let bases: Vec<(&str, Option<String>)> = sources
-        .iter()
-        .filter(|(_, _, format)| *format == Format::Turtle)
-        .map(|(text, file, _)| (text.as_str(), parse::file_base(Path::new(file))))
-        .collect();
-    if bases.is_empty() {
+/// The shapes graph of the Turtle sources (`None` without any), from the `graphs` the front end
+/// read them into; an ill-formed one is an error of the DNA, since the engine could not enforce it.
+fn shapes_graph(
+    sources: &[(String, String, Format)],
+    graphs: Vec<Option<MemoryGraph>>,
+    diags: &mut Diagnostics,
+) -> Option<DnaGraph> {
+    if graphs.is_empty() {
         return None;
     }
-    let turtle: Vec<(&str, Option<&str>)> = bases.iter().map(|(text, base)| (*text, base.as_deref())).collect();
-    match DnaGraph::read(&turtle) {
+    let read = match graphs.into_iter().collect::<Option<Vec<_>>>() {
+        Some(graphs) => DnaGraph::from_graphs(&graphs),
+        // A syntax error, which fails the load: read the texts again only to say it as the
+        // engine always has (`shapes-graph` errors beside the front end's `syntax` ones).
+        None => {
+            let bases: Vec<(&str, Option<String>)> = sources
+                .iter()
+                .filter(|(_, _, format)| *format == Format::Turtle)
+                .map(|(text, file, _)| (text.as_str(), parse::file_base(Path::new(file))))
+                .collect();
+            let turtle: Vec<(&str, Option<&str>)> = bases.iter().map(|(text, base)| (*text, base.as_deref())).collect();
+            DnaGraph::read(&turtle)
+        }
+    };
+    match read {
         Ok(graph) => Some(graph),
         Err(errors) => {
             for e in errors {

@@ -264,11 +264,11 @@ impl<'g> Reader<'g, '_> {
 
     /// A term as Turtle, prefixed names where the document declared the prefix; a blank node
     /// inline (`[ sh:path dct:title ; sh:minCount 1 ]`, a list as `( … )`) down to `depth`.
-    pub(super) fn turtle(&self, object: &'g Obj, depth: usize) -> String {
+    pub(super) fn turtle(&self, object: &Obj, depth: usize) -> String {
         match object {
             Obj::Node(Node::Iri(iri)) => self.graph.compact(iri),
             Obj::Node(blank @ Node::Blank(_)) => {
-                if let Ok(items) = self.list(object) {
+                if let Ok(items) = self.graph.list(object) {
                     let items: Vec<String> = items.iter().map(|i| self.turtle(i, depth)).collect();
                     return format!("( {} )", items.join(" "));
                 }

@@ -1,11 +1,14 @@
-//! Turtle text to a small in-memory graph: the triples in document order, each with the line
-//! it was read on, blank nodes numbered in order of first appearance (oxttl names anonymous
-//! blank nodes at random; the numbering keeps diagnostics deterministic).
+//! The DNA front end's view of a shapes graph read by the validator's loader
+//! ([`MemoryGraph::read_turtle_every_error`]): the triples in document order, each with the
+//! line it was read on, blank nodes numbered in order of first appearance (oxttl names
+//! anonymous blank nodes at random; the numbering keeps diagnostics deterministic), and the
+//! text for finding where a subject is written.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use oxrdf::{NamedOrBlankNode, Term};
-use oxttl::TurtleParser;
+use crate::shacl::list::{ListError, list_members};
+use crate::shacl::{Literal, MemoryGraph, Term};
 
 /// A subject, or an object that is not a literal.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -37,8 +40,6 @@ pub(super) struct Lit {
 pub(super) enum Obj {
     Node(Node),
     Literal(Lit),
-    /// Anything else oxrdf may give (RDF 1.2 triple terms), as text.
-    Other(String),
 }
 
 #[derive(Clone, Debug)]
@@ -50,92 +51,29 @@ pub(super) struct Triple {
     pub(super) line: u32,
 }
 
-/// A syntax error with its 1-based position.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct SyntaxError {
-    pub(super) message: String,
-    pub(super) line: u32,
-    pub(super) column: u32,
-}
-
 pub(super) struct Graph<'a> {
     pub(super) triples: Vec<Triple>,
     /// Subjects in order of first appearance as a subject.
     pub(super) subjects: Vec<Node>,
     by_subject: HashMap<Node, Vec<usize>>,
-    /// `(prefix, namespace)` as declared, for finding an IRI in the text.
-    prefixes: Vec<(String, String)>,
     lines: Vec<&'a str>,
+    /// The graph this is a view of: its lists, and its prefixes for finding an IRI in the text.
+    graph: &'a MemoryGraph,
+    blanks: Blanks,
 }
 
 impl<'a> Graph<'a> {
-    /// Parses the whole text; every syntax error when there is one. Relative IRIs resolve
-    /// against `base` (the file's URL, as `shacl-mcp validate` and rdflib read it).
-    pub(super) fn read(text: &'a str, base: Option<&str>) -> Result<Self, Vec<SyntaxError>> {
-        let mut parser = TurtleParser::new();
-        if let Some(base) = base
-            && let Ok(with_base) = parser.clone().with_base_iri(base)
-        {
-            parser = with_base;
-        }
-        let mut parser = parser.low_level();
-        let mut blanks: HashMap<oxrdf::BlankNode, usize> = HashMap::new();
-        let mut triples = Vec::new();
-        let mut errors = Vec::new();
-        let mut chunks = text.split_inclusive('\n');
-        let mut line: u32 = 0;
-        let mut ended = false;
-        // Fed one line at a time, so that each triple comes out with the line it was read on.
-        loop {
-            while let Some(result) = parser.parse_next() {
-                match result {
-                    Ok(t) => {
-                        let subject = match t.subject {
-                            NamedOrBlankNode::NamedNode(n) => Node::Iri(n.into_string()),
-                            NamedOrBlankNode::BlankNode(b) => blank(&mut blanks, b),
-                        };
-                        let object = object(&mut blanks, t.object);
-                        triples.push(Triple {
-                            subject,
-                            predicate: t.predicate.into_string(),
-                            object,
-                            line: line.max(1),
-                        });
-                    }
-                    Err(e) => {
-                        let at = e.location().start;
-                        errors.push(SyntaxError {
-                            message: e.message().to_string(),
-                            line: u32::try_from(at.line.saturating_add(1)).unwrap_or(u32::MAX),
-                            column: u32::try_from(at.column.saturating_add(1)).unwrap_or(u32::MAX),
-                        });
-                    }
-                }
-            }
-            if ended || parser.is_end() {
-                break;
-            }
-            match chunks.next() {
-                Some(chunk) => {
-                    line = line.saturating_add(1);
-                    parser.extend_from_slice(chunk.as_bytes());
-                }
-                None => {
-                    parser.end();
-                    ended = true;
-                }
-            }
-        }
-        if !errors.is_empty() {
-            return Err(errors);
-        }
-        // A graph is a set: a triple written twice (two files concatenated, a repeated
-        // statement) is one triple, kept where it was first read.
-        let mut seen = std::collections::HashSet::new();
-        triples.retain(|t| seen.insert((t.subject.clone(), t.predicate.clone(), format!("{:?}", t.object))));
-        let prefixes = parser
-            .prefixes()
-            .map(|(p, ns)| (p.to_string(), ns.to_string()))
+    /// The view of `graph`, read from `text`.
+    pub(super) fn new(graph: &'a MemoryGraph, text: &'a str) -> Self {
+        let mut blanks = Blanks::default();
+        let triples: Vec<Triple> = graph
+            .triples_as_read()
+            .map(|((s, p, o), line)| Triple {
+                subject: blanks.node(s),
+                predicate: p.as_iri().unwrap_or_default().to_string(),
+                object: blanks.object(o),
+                line,
+            })
             .collect();
         let mut subjects = Vec::new();
         let mut by_subject: HashMap<Node, Vec<usize>> = HashMap::new();
@@ -146,13 +84,38 @@ impl<'a> Graph<'a> {
             }
             entry.push(i);
         }
-        Ok(Graph {
+        Graph {
             triples,
             subjects,
             by_subject,
-            prefixes,
             lines: text.lines().collect(),
-        })
+            graph,
+            blanks,
+        }
+    }
+
+    /// The members of an RDF list, or what is wrong with it.
+    pub(super) fn list(&self, head: &Obj) -> Result<Vec<Obj>, String> {
+        let head = match head {
+            Obj::Node(node) => self.blanks.term(node),
+            Obj::Literal(l) => Term::Literal(Arc::new(Literal {
+                lexical: l.value.clone(),
+                datatype: l.datatype.clone(),
+                language: l.language.clone(),
+            })),
+        };
+        match list_members(self.graph, &head) {
+            Ok(members) => Ok(members.iter().map(|m| self.blanks.known_object(m)).collect()),
+            Err(ListError::NotANode(term)) => Err(format!(
+                "{} stands where a list node was expected",
+                super::values::show(&self.blanks.known_object(&term))
+            )),
+            Err(ListError::Circular) => Err("the list is circular".to_string()),
+            Err(ListError::Malformed { node, firsts, rests }) => Err(format!(
+                "list node {} has {firsts} rdf:first and {rests} rdf:rest (one of each is needed)",
+                self.blanks.known_node(&node).label()
+            )),
+        }
     }
 
     /// The triples whose subject is `node`, in document order.
@@ -218,7 +181,8 @@ impl<'a> Graph<'a> {
     /// `<iri>`: how messages write IRIs.
     pub(super) fn compact(&self, iri: &str) -> String {
         let simple = |local: &str| local.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
-        self.prefixes
+        self.graph
+            .prefixes()
             .iter()
             .filter_map(|(prefix, ns)| Some((prefix, ns.len(), iri.strip_prefix(ns.as_str())?)))
             .filter(|(_, _, local)| simple(local))
@@ -229,7 +193,8 @@ impl<'a> Graph<'a> {
 
     /// The declared prefix of the namespace `iri` is in, if any.
     pub(super) fn prefix_of(&self, iri: &str) -> Option<&str> {
-        self.prefixes
+        self.graph
+            .prefixes()
             .iter()
             .filter(|(_, ns)| iri.starts_with(ns.as_str()))
             .max_by_key(|(_, ns)| ns.len())
@@ -239,7 +204,7 @@ impl<'a> Graph<'a> {
     /// `<iri>` and every `prefix:local` spelling of it.
     fn written_forms(&self, iri: &str) -> Vec<String> {
         let mut forms = vec![format!("<{iri}>")];
-        for (prefix, ns) in &self.prefixes {
+        for (prefix, ns) in self.graph.prefixes() {
             if let Some(local) = iri.strip_prefix(ns.as_str()) {
                 forms.push(format!("{prefix}:{local}"));
             }
@@ -248,24 +213,61 @@ impl<'a> Graph<'a> {
     }
 }
 
-fn blank(blanks: &mut HashMap<oxrdf::BlankNode, usize>, b: oxrdf::BlankNode) -> Node {
-    let next = blanks.len();
-    Node::Blank(*blanks.entry(b).or_insert(next))
+/// The graph's blank nodes numbered in order of first appearance, both ways.
+#[derive(Default)]
+struct Blanks {
+    numbers: HashMap<Term, usize>,
+    terms: Vec<Term>,
 }
 
-fn object(blanks: &mut HashMap<oxrdf::BlankNode, usize>, term: Term) -> Obj {
-    if let Term::NamedNode(n) = term {
-        Obj::Node(Node::Iri(n.into_string()))
-    } else if let Term::BlankNode(b) = term {
-        Obj::Node(blank(blanks, b))
-    } else if let Term::Literal(l) = term {
-        Obj::Literal(Lit {
-            value: l.value().to_string(),
-            datatype: l.datatype().as_str().to_string(),
-            language: l.language().map(str::to_string),
-        })
-    } else {
-        Obj::Other(term.to_string())
+impl Blanks {
+    /// `term` as a node, numbering it when it is a blank node not seen before.
+    fn node(&mut self, term: &Term) -> Node {
+        if term.is_blank() && !self.numbers.contains_key(term) {
+            self.numbers.insert(term.clone(), self.terms.len());
+            self.terms.push(term.clone());
+        }
+        self.known_node(term)
+    }
+
+    fn object(&mut self, term: &Term) -> Obj {
+        match term {
+            Term::Literal(_) => self.known_object(term),
+            node => Obj::Node(self.node(node)),
+        }
+    }
+
+    /// A node of the graph (every blank node of it is numbered).
+    fn known_node(&self, term: &Term) -> Node {
+        match term {
+            // Not in the graph: past every number the graph has.
+            Term::Blank(_) => Node::Blank(self.numbers.get(term).copied().unwrap_or(self.terms.len())),
+            // A literal is never a subject; an RDF 1.2 triple term comes as its text.
+            other => Node::Iri(other.text().unwrap_or_default().to_string()),
+        }
+    }
+
+    fn known_object(&self, term: &Term) -> Obj {
+        match term {
+            Term::Literal(l) => Obj::Literal(Lit {
+                value: l.lexical.clone(),
+                datatype: l.datatype.clone(),
+                language: l.language.clone(),
+            }),
+            node => Obj::Node(self.known_node(node)),
+        }
+    }
+
+    /// The term a node of the view stands for.
+    fn term(&self, node: &Node) -> Term {
+        match node {
+            Node::Iri(iri) => Term::iri(iri),
+            Node::Blank(n) => self
+                .terms
+                .get(*n)
+                .cloned()
+                .unwrap_or_else(|| Term::blank(&format!("unknown{n}"))),
+        }
     }
 }
 

@@ -1,13 +1,11 @@
 //! Property shapes: `sh:property` nodes to [`PropertyShape`]s, and the typed readers of
 //! single values (`sh:minCount`, `sh:in`, ...) with their diagnostics.
 
-use std::collections::HashSet;
-
 use serde_json::{Number, Value};
 
-use super::graph::{self, Graph, Node, Obj};
+use super::graph::{self, Node, Obj};
 use super::values::{self, show};
-use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDF_FIRST, RDF_NIL, RDF_REST, RDFS_COMMENT, Reader, sh, short};
+use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
 use crate::model::{NodeKind, ValueType, local_name};
 use crate::shacl::vocab::RDF_LANG_STRING;
@@ -357,7 +355,7 @@ impl<'g> Reader<'g, '_> {
     fn in_values(&mut self, node: &Node, at: &At<'_>, shape: &str) -> Option<Vec<InValue>> {
         let predicate = sh("in");
         let head = self.single(node, &predicate, at, shape)?;
-        let items = match self.list(head) {
+        let items = match self.graph.list(head) {
             Ok(items) => items,
             Err(problem) => {
                 self.diagnostics.push(at.diag(
@@ -371,7 +369,7 @@ impl<'g> Reader<'g, '_> {
         };
         let mut values = Vec::new();
         for item in items {
-            match values::term_json(item) {
+            match values::term_json(&item) {
                 Ok(value) => values.push(InValue { value, label: None }),
                 Err(problem) => self.diagnostics.push(at.diag(
                     Severity::Error,
@@ -382,40 +380,6 @@ impl<'g> Reader<'g, '_> {
             }
         }
         Some(values)
-    }
-
-    /// The members of an RDF list, or what is wrong with it.
-    pub(super) fn list(&self, head: &'g Obj) -> Result<Vec<&'g Obj>, String> {
-        let graph: &'g Graph<'g> = self.graph;
-        let mut items = Vec::new();
-        let mut visited = HashSet::new();
-        let mut current = head;
-        loop {
-            let node = match current {
-                Obj::Node(Node::Iri(iri)) if iri == RDF_NIL => return Ok(items),
-                Obj::Node(node) => node,
-                other => return Err(format!("{} stands where a list node was expected", show(other))),
-            };
-            if !visited.insert(node.clone()) {
-                return Err("the list is circular".to_string());
-            }
-            let firsts = graph.objects(node, RDF_FIRST);
-            let rests = graph.objects(node, RDF_REST);
-            match (firsts.as_slice(), rests.as_slice()) {
-                ([first], [rest]) => {
-                    items.push(*first);
-                    current = *rest;
-                }
-                _ => {
-                    return Err(format!(
-                        "list node {} has {} rdf:first and {} rdf:rest (one of each is needed)",
-                        node.label(),
-                        firsts.len(),
-                        rests.len()
-                    ));
-                }
-            }
-        }
     }
 
     fn has_value(&mut self, node: &Node, at: &At<'_>, shape: &str) -> Option<Value> {

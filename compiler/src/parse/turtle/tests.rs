@@ -545,3 +545,17 @@ fn two_classes_with_one_local_name_are_told_apart_by_prefix() {
     let names: Vec<Option<&str>> = doc.classes.iter().map(|c| c.name.as_deref()).collect();
     assert_eq!(names, [None, Some("RdfsResource")]);
 }
+
+#[test]
+fn what_the_engine_cannot_read_in_the_graph_the_front_end_read_is_an_error() {
+    // The front end leaves `sh:not` to the engine; the engine's reader, given the graph the
+    // front end read (not a second parse), finds the property shape without a path.
+    let text = format!(
+        "{PREFIXES}ex:TaskShape a sh:NodeShape ; sh:targetClass ex:Task ;
+            sh:property [ sh:path ex:title ; sh:datatype xsd:string ] ;
+            sh:not [ sh:property [ sh:minCount 1 ] ] ."
+    );
+    let (dna, diagnostics) = crate::load_str(&text, "task.ttl", crate::parse::Format::Turtle);
+    assert!(dna.is_none());
+    assert_eq!(codes(&diagnostics), ["shapes-graph"], "{diagnostics}");
+}

@@ -50,7 +50,6 @@ pub(super) fn show(obj: &Obj) -> String {
                 (None, None) => format!("{value}^^<{}>", lit.datatype),
             }
         }
-        Obj::Other(text) => text.clone(),
     }
 }
 
