@@ -17,15 +17,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use common::rdf_data::{self, RDF_TYPE};
 use common::*;
-use serde_json::{Map, Value, json};
 use shacl_mcp::clock::{FixedClock, SeededIds};
 use shacl_mcp::compiler::parse::Format;
 use shacl_mcp::engine::{Engine, FixedDna};
-use shacl_mcp_compiler::model::{Class, ValueType};
+use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::shacl::{Graph, MemoryGraph, Term};
-
-const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
 const SH: &str = "http://www.w3.org/ns/shacl#";
 const SHT: &str = "http://www.w3.org/ns/shacl-test#";
 const MF: &str = "http://www.w3.org/2001/sw/DataAccess/tests/test-manifest#";
@@ -34,25 +32,6 @@ enum Outcome {
     /// The writes were accepted (`true`) or not, and the test expects conformance (second).
     Ran(bool, bool),
     Unfit(&'static str),
-}
-
-fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(String, Value)> {
-    let p = class.visible_properties().find(|p| p.path == predicate)?;
-    let value = match term {
-        Term::Iri(iri) => json!(iri.to_string()),
-        Term::Literal(l) => match p.value_type {
-            ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
-            ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
-            ValueType::Boolean => match l.lexical.as_str() {
-                "true" => json!(true),
-                "false" => json!(false),
-                other => json!(other),
-            },
-            _ => json!(l.lexical),
-        },
-        Term::Blank(_) => return None,
-    };
-    Some((p.name.clone(), value))
 }
 
 fn run(file: &Path) -> Vec<(String, Outcome)> {
@@ -94,9 +73,7 @@ fn one(text: &str, file: &Path, graph: &MemoryGraph, conforms: bool, foci: &[Ter
     if classes.is_empty() {
         return Outcome::Unfit("no class: the shapes target nodes, subjects or objects only");
     }
-    // Instances: nodes typed with a class's target class; the rest of the data goes by add_link.
-    let mut creates: BTreeMap<String, (Arc<Class>, Map<String, Value>)> = BTreeMap::new();
-    let mut raw: Vec<(String, String, Term)> = Vec::new();
+    // The data: every triple but the shapes, the test manifest, labels and the shapes' lists.
     let is_shapes_node = |s: &Term| {
         graph.outgoing(s).iter().any(|(p, o)| {
             p.as_iri()
@@ -104,57 +81,23 @@ fn one(text: &str, file: &Path, graph: &MemoryGraph, conforms: bool, foci: &[Ter
                 || o.as_iri().is_some_and(|o| o.starts_with(SH) || o.starts_with(SHT))
         })
     };
-    for (s, p, o) in graph.triples() {
-        if is_shapes_node(s)
-            || graph.subjects(&format!("{SH}path"), s).len() + graph.subjects(&format!("{MF}action"), s).len() > 0
-        {
-            continue;
-        }
-        let p = p.as_iri().unwrap_or_default().to_string();
-        // Shapes vocabulary, labels, and the RDF lists the shapes use.
+    let data = graph.triples().filter(|(s, p, _)| {
+        let shapes = is_shapes_node(s)
+            || graph.subjects(&format!("{SH}path"), s).len() + graph.subjects(&format!("{MF}action"), s).len() > 0;
+        let p = p.as_iri().unwrap_or_default();
         let list = p.ends_with("22-rdf-syntax-ns#first") || p.ends_with("22-rdf-syntax-ns#rest");
-        if list
-            || p.starts_with(SH)
-            || p.starts_with("http://www.w3.org/2000/01/rdf-schema#") && !p.ends_with("subClassOf")
-        {
-            continue;
-        }
-        if matches!(s, Term::Blank(_)) || matches!(o, Term::Blank(_)) {
-            return Outcome::Unfit("blank nodes in the data (the tools write IRIs)");
-        }
-        if matches!(o, Term::Literal(l) if l.language.is_some()) {
-            return Outcome::Unfit("language-tagged values (not writable through the tools yet)");
-        }
-        raw.push((s.as_iri().unwrap().to_string(), p, o.clone()));
-    }
-    for (s, p, o) in &raw {
-        let class = classes
-            .iter()
-            .find(|c| graph.contains(&Term::iri(s), RDF_TYPE, &Term::iri(&c.target_class)));
-        if let Some(class) = class {
-            let entry = creates.entry(s.clone()).or_insert_with(|| (class.clone(), Map::new()));
-            if p == RDF_TYPE && o.as_iri() == Some(&class.target_class) {
-                continue;
-            }
-            if let Some((name, value)) = literal_json(class, p, o) {
-                let q = class.property(&name).unwrap();
-                if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() {
-                    return Outcome::Unfit("an IRI value of a property the compiler types as text");
-                }
-                if q.collection {
-                    let items = entry.1.entry(name).or_insert_with(|| json!([]));
-                    items.as_array_mut().unwrap().push(value);
-                } else if entry.1.insert(name, value).is_some() {
-                    return Outcome::Unfit("two values for a single-valued property (the tools write one)");
-                }
-                continue;
-            }
-        }
-    }
-    if creates.is_empty()
+        let vocabulary =
+            p.starts_with(SH) || p.starts_with("http://www.w3.org/2000/01/rdf-schema#") && !p.ends_with("subClassOf");
+        !(shapes || list || vocabulary)
+    });
+    let plan = match rdf_data::plan(graph, data, &classes) {
+        Ok(plan) => plan,
+        Err(unfit) => return Outcome::Unfit(unfit),
+    };
+    if plan.creates.is_empty()
         || foci
             .iter()
-            .any(|f| !f.as_iri().is_some_and(|f| creates.contains_key(f)))
+            .any(|f| !f.as_iri().is_some_and(|f| plan.creates.contains_key(f)))
     {
         return Outcome::Unfit("a result on a node that is no instance of a class (the tools do not write it)");
     }
@@ -164,54 +107,8 @@ fn one(text: &str, file: &Path, graph: &MemoryGraph, conforms: bool, foci: &[Ter
         .as_str()
         .unwrap()
         .to_string();
-    for (s, pred, o) in &raw {
-        let written_by_create = creates.get(s).is_some_and(|(class, _)| {
-            (pred == RDF_TYPE && o.as_iri() == Some(&class.target_class))
-                || class.visible_properties().any(|q| q.path == *pred)
-        });
-        if !written_by_create {
-            let target = match o {
-                Term::Iri(iri) => iri.to_string(),
-                Term::Literal(l) => encoded(l),
-                Term::Blank(_) => unreachable!(),
-            };
-            engine.add_link(&p, s, pred, &target, false).unwrap();
-        }
-    }
-    let mut pending: Vec<(String, Arc<Class>, Map<String, Value>)> =
-        creates.into_iter().map(|(id, (c, props))| (id, c, props)).collect();
-    loop {
-        let before = pending.len();
-        pending.retain(|(id, class, props)| engine.instance_create(&p, &class.name, props, Some(id), None).is_err());
-        if pending.is_empty() || pending.len() == before {
-            break;
-        }
-    }
-    Outcome::Ran(pending.is_empty(), conforms)
-}
-
-/// A literal as a link target (docs/data-model.md, Links and values): numbers and booleans by
-/// their own spelling, anything else as text, percent-encoded as `encodeURIComponent` does.
-fn encoded(l: &shacl_mcp_compiler::shacl::Literal) -> String {
-    const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
-    let local = l.datatype.strip_prefix(XSD).unwrap_or_default();
-    let numeric = ["integer", "decimal", "double", "float", "int", "long", "short", "byte"].contains(&local)
-        || local.contains("Integer");
-    if numeric && l.lexical.parse::<f64>().is_ok() {
-        return format!("literal:number:{}", l.lexical);
-    }
-    if local == "boolean" && (l.lexical == "true" || l.lexical == "false") {
-        return format!("literal:boolean:{}", l.lexical);
-    }
-    let mut text = String::from("literal:string:");
-    for b in l.lexical.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            text.push(b as char);
-        } else {
-            text.push_str(&format!("%{b:02X}"));
-        }
-    }
-    text
+    let outcome = plan.run(&engine, &p);
+    Outcome::Ran(outcome.values().all(Result::is_ok), conforms)
 }
 
 #[test]

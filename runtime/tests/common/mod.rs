@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod rdf_data;
 mod stores;
 
 #[allow(unused_imports)] // each test binary uses its own part of it

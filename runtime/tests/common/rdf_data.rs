@@ -1,0 +1,181 @@
+//! Loading an RDF data graph into a perspective through the tools, as a user re-creating
+//! published data would: every node typed with a DNA class's target class is created with
+//! `instance_create` (its IRI as `base_uri`, each triple whose predicate is a property of the
+//! class as that property's value); every other triple is written first with `add_link`, the
+//! unvalidated path. Creates that are refused are tried again after the others (a reference
+//! needs its target to exist first) until a round changes nothing.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+use shacl_mcp::engine::Engine;
+use shacl_mcp_compiler::model::{Class, ValueType};
+use shacl_mcp_compiler::shacl::{Graph, Literal, MemoryGraph, Term};
+
+pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
+
+/// What the tools cannot write of a data graph, said as the reason it does not fit.
+pub type Unfit = &'static str;
+
+/// The writes a data graph becomes.
+pub struct Plan {
+    /// Instances by IRI: their class and their properties.
+    pub creates: BTreeMap<String, (Arc<Class>, Map<String, Value>)>,
+    /// Every triple of the data kept, in graph order (subject IRI, predicate, object).
+    pub raw: Vec<(String, String, Term)>,
+}
+
+/// The plan of `triples` for `classes`; `Err` names the first thing the tools cannot write.
+pub fn plan<'g>(
+    graph: &MemoryGraph,
+    triples: impl Iterator<Item = (&'g Term, &'g Term, &'g Term)>,
+    classes: &[Arc<Class>],
+) -> Result<Plan, Unfit> {
+    let mut raw = Vec::new();
+    for (s, p, o) in triples {
+        if matches!(s, Term::Blank(_)) || matches!(o, Term::Blank(_)) {
+            return Err("blank nodes in the data (the tools write IRIs)");
+        }
+        let Some(s) = s.as_iri() else { continue };
+        raw.push((s.to_string(), p.as_iri().unwrap_or_default().to_string(), o.clone()));
+    }
+    let mut creates: BTreeMap<String, (Arc<Class>, Map<String, Value>)> = BTreeMap::new();
+    for (s, p, o) in &raw {
+        let Some(class) = classes
+            .iter()
+            .find(|c| graph.contains(&Term::iri(s), RDF_TYPE, &Term::iri(&c.target_class)))
+        else {
+            continue;
+        };
+        let entry = creates.entry(s.clone()).or_insert_with(|| (class.clone(), Map::new()));
+        let Some((name, value)) = literal_json(class, p, o) else {
+            continue;
+        };
+        let q = class.property(&name).unwrap();
+        if is_tagged(o) && !(q.value_type == ValueType::String && language_blind(class, &name)) {
+            return Err("language-tagged values where a shape reads the language");
+        }
+        if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() {
+            return Err("an IRI value of a property the compiler types as text");
+        }
+        if q.collection {
+            let items = entry.1.entry(name).or_insert_with(|| json!([]));
+            items.as_array_mut().unwrap().push(value);
+        } else if entry.1.insert(name, value).is_some() {
+            return Err("two values for a single-valued property (the tools write one)");
+        }
+    }
+    let plan = Plan { creates, raw };
+    if plan
+        .raw
+        .iter()
+        .any(|(s, p, o)| is_tagged(o) && !plan.written_by_create(s, p, o))
+    {
+        return Err("language-tagged values outside the instances (add_link writes text)");
+    }
+    Ok(plan)
+}
+
+/// A language-tagged literal: the tools write a property typed as text as a plain string, so
+/// such a value is written as its text only where no shape of the class reads the language.
+fn is_tagged(o: &Term) -> bool {
+    matches!(o, Term::Literal(l) if l.language.is_some())
+}
+
+/// `property` has no datatype and no engine-enforced constraint of `class` reads the language
+/// of its values. Anything else that tells the two apart shows in the comparison.
+fn language_blind(class: &Class, property: &str) -> bool {
+    class.property(property).is_some_and(|p| p.datatype.is_none())
+        && !class.enforced.iter().any(|e| {
+            e.property.as_deref() == Some(property)
+                && ["LanguageIn", "UniqueLang", "Datatype"].contains(&e.component.as_str())
+        })
+}
+
+impl Plan {
+    /// Whether the create of `s` writes this triple (its marker or one of its properties).
+    fn written_by_create(&self, s: &str, pred: &str, o: &Term) -> bool {
+        self.creates.get(s).is_some_and(|(class, _)| {
+            (pred == RDF_TYPE && o.as_iri() == Some(&class.target_class))
+                || class.visible_properties().any(|q| q.path == pred)
+        })
+    }
+
+    /// Writes the plan into `perspective`: each instance's outcome, `Err` with the last refusal.
+    pub fn run(&self, engine: &Engine, perspective: &str) -> BTreeMap<String, Result<(), Value>> {
+        for (s, pred, o) in &self.raw {
+            if !self.written_by_create(s, pred, o) {
+                let target = match o {
+                    Term::Iri(iri) => iri.to_string(),
+                    Term::Literal(l) => encoded(l),
+                    Term::Blank(_) => unreachable!("refused by plan"),
+                };
+                engine.add_link(perspective, s, pred, &target, false).unwrap();
+            }
+        }
+        let mut outcome: BTreeMap<String, Result<(), Value>> = BTreeMap::new();
+        let mut pending: Vec<&String> = self.creates.keys().collect();
+        loop {
+            let before = pending.len();
+            pending.retain(|id| {
+                let (class, props) = &self.creates[*id];
+                let done = engine.instance_create(perspective, &class.name, props, Some(id), None);
+                let refused = done.is_err();
+                outcome.insert(
+                    (*id).clone(),
+                    done.map(|_| ()).map_err(|e| e.to_json().unwrap_or_default()),
+                );
+                refused
+            });
+            if pending.is_empty() || pending.len() == before {
+                break;
+            }
+        }
+        outcome
+    }
+}
+
+/// The tool value of `term` for the property of `class` at `predicate`.
+pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(String, Value)> {
+    let p = class.visible_properties().find(|p| p.path == predicate)?;
+    let value = match term {
+        Term::Iri(iri) => json!(iri.to_string()),
+        Term::Literal(l) => match p.value_type {
+            ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
+            ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
+            ValueType::Boolean => match l.lexical.as_str() {
+                "true" => json!(true),
+                "false" => json!(false),
+                other => json!(other),
+            },
+            _ => json!(l.lexical),
+        },
+        Term::Blank(_) => return None,
+    };
+    Some((p.name.clone(), value))
+}
+
+/// A literal as a link target (docs/data-model.md, Links and values): numbers and booleans by
+/// their own spelling, anything else as text, percent-encoded as `encodeURIComponent` does.
+pub fn encoded(l: &Literal) -> String {
+    const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+    let local = l.datatype.strip_prefix(XSD).unwrap_or_default();
+    let numeric = ["integer", "decimal", "double", "float", "int", "long", "short", "byte"].contains(&local)
+        || local.contains("Integer");
+    if numeric && l.lexical.parse::<f64>().is_ok() {
+        return format!("literal:number:{}", l.lexical);
+    }
+    if local == "boolean" && (l.lexical == "true" || l.lexical == "false") {
+        return format!("literal:boolean:{}", l.lexical);
+    }
+    let mut text = String::from("literal:string:");
+    for b in l.lexical.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            text.push(b as char);
+        } else {
+            text.push_str(&format!("%{b:02X}"));
+        }
+    }
+    text
+}
