@@ -7,6 +7,7 @@ use std::thread::{self, ThreadId};
 
 use rusqlite::{Connection, OpenFlags};
 
+use super::checkpoint::Checkpointer;
 use crate::store::StoreError;
 
 /// Read connections kept open for reuse; more are opened when all are busy, and closed after.
@@ -16,6 +17,10 @@ const IDLE_READERS: usize = 4;
 /// copied them from the operating system again (a third of its time). Pages are cached as they
 /// are read, so an idle store does not grow.
 const READ_CACHE_KIB: i64 = 32 * 1024;
+/// The log size (in pages) at which a commit checkpoints in line after all: a backstop for
+/// commits so close together that the checkpoint thread never finds the log quiet enough to
+/// restart it (sqlite/checkpoint.rs). SQLite's default is 1,000.
+const INLINE_CHECKPOINT_PAGES: i64 = 4000;
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Locks a mutex, recovering it when a panicking thread poisoned it: every transaction ends
@@ -29,6 +34,8 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 pub(super) struct Writer {
     conn: Mutex<Connection>,
     holder: Mutex<Option<ThreadId>>,
+    /// A database file's checkpoints, off the commit path (`None` in memory).
+    checkpointer: Option<Checkpointer>,
 }
 
 impl Writer {
@@ -36,7 +43,17 @@ impl Writer {
         Writer {
             conn: Mutex::new(conn),
             holder: Mutex::new(None),
+            checkpointer: None,
         }
+    }
+
+    /// The writer of a database file: commits leave the checkpoints to `checkpointer`.
+    pub fn with_checkpointer(conn: Connection, checkpointer: Checkpointer) -> Result<Self, StoreError> {
+        conn.pragma_update(None, "wal_autocheckpoint", INLINE_CHECKPOINT_PAGES)?;
+        Ok(Writer {
+            checkpointer: Some(checkpointer),
+            ..Writer::new(conn)
+        })
     }
 
     pub fn lock(&self) -> Result<WriterGuard<'_>, StoreError> {
@@ -52,6 +69,7 @@ impl Writer {
         Ok(WriterGuard {
             conn,
             holder: &self.holder,
+            checkpointer: self.checkpointer.as_ref(),
         })
     }
 }
@@ -59,6 +77,16 @@ impl Writer {
 pub(super) struct WriterGuard<'a> {
     conn: MutexGuard<'a, Connection>,
     holder: &'a Mutex<Option<ThreadId>>,
+    checkpointer: Option<&'a Checkpointer>,
+}
+
+impl WriterGuard<'_> {
+    /// Tells the checkpointer of a commit (after `COMMIT`).
+    pub fn committed(&self) {
+        if let Some(c) = self.checkpointer {
+            c.committed();
+        }
+    }
 }
 
 impl Deref for WriterGuard<'_> {

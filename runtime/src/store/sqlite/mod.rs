@@ -12,6 +12,7 @@
 //! [`ReadTx`]: crate::store::ReadTx
 
 mod changes;
+mod checkpoint;
 mod conn;
 mod erase;
 mod queries;
@@ -33,6 +34,7 @@ pub use crate::store::keys::{did_key, public_key_from_did};
 pub use crate::store::sql::HAS_CHILD;
 pub use schema::SCHEMA_VERSION;
 
+use checkpoint::Checkpointer;
 use conn::{BUSY_TIMEOUT, ReadPool, Writer};
 use tx::{SqliteReadTx, SqliteWriteTx};
 
@@ -79,8 +81,9 @@ impl SqliteStore {
         conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let checkpointer = Checkpointer::start(&path)?;
         Ok(SqliteStore {
-            writer: Writer::new(conn),
+            writer: Writer::with_checkpointer(conn, checkpointer)?,
             readers: Some(ReadPool::new(path)),
             key,
             clock,

@@ -340,6 +340,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         }
         self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
+        self.conn.committed();
         self.feed.announce(&changed);
         Ok(())
     }

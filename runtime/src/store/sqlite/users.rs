@@ -25,7 +25,10 @@ impl SqliteStore {
         let conn = self.writer.lock()?;
         begin(&conn, "BEGIN IMMEDIATE")?;
         match body(&conn).and_then(|value| Ok(conn.execute_batch("COMMIT").map(|_| value)?)) {
-            Ok(value) => Ok(value),
+            Ok(value) => {
+                conn.committed();
+                Ok(value)
+            }
             Err(e) => {
                 end(&conn);
                 Err(e)
