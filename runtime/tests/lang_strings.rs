@@ -13,30 +13,11 @@ use shacl_mcp::compiler::parse::Format;
 use shacl_mcp::engine::{Engine, FixedDna, QueryArgs};
 use shacl_mcp_compiler::surface::{property_schema, setter_value_schema};
 
-const DNA: &str = r#"
-@prefix sh:  <http://www.w3.org/ns/shacl#> .
-@prefix rdf: <http://www.w3.org/1999/02/22-rdf-syntax-ns#> .
-@prefix app: <app://> .
+const DNA: &str = include_str!("lang_strings.ttl");
 
-app:NoteShape
-    a sh:NodeShape ;
-    sh:targetClass app:Note ;
-    sh:property [
-        sh:path app:title ;
-        sh:name "title" ;
-        sh:datatype rdf:langString ;
-        sh:minCount 1 ;
-        sh:languageIn ( "en" "de" ) ;
-        sh:uniqueLang true ;
-    ] ;
-    sh:property [
-        sh:path app:subtitle ;
-        sh:name "subtitle" ;
-        sh:datatype rdf:langString ;
-        sh:maxCount 1 ;
-        sh:maxLength 10 ;
-    ] .
-"#;
+/// The compiled path: generated structs hold `shacl_mcp::LangString`.
+#[shacl_mcp::shacl_model(path = "tests/lang_strings.ttl")]
+pub mod notes {}
 
 fn notes() -> Setup {
     let source = [(DNA.to_string(), "notes.ttl".to_string(), Format::Turtle)];
@@ -250,5 +231,30 @@ fn a_plain_string_written_by_hand_is_not_a_value_and_fails_the_datatype() {
         components,
         ["sh:DatatypeConstraintComponent", "sh:LanguageInConstraintComponent"],
         "{report}"
+    );
+}
+
+#[test]
+fn the_compiled_path_has_a_rust_type_for_it() {
+    let fixed = FixedDna::compiled::<notes::Dna>().expect("compiled DNA loads");
+    let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
+    let store = fresh_store(clock);
+    let engine = Engine::new(store.links, fixed, Arc::new(SeededIds::new(SEED)));
+    let p = engine.add_perspective("Notes").unwrap()["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let hallo = shacl_mcp::LangString::new("Hallo", "de").unwrap();
+    let mut args = notes::note::CreateArgs::new(&p);
+    args.title = vec![hallo.clone()];
+    let note = notes::Note::create(&engine, &args).expect("created");
+    let title: &Vec<shacl_mcp::LangString> = &note.title;
+    assert_eq!(title, &vec![hallo]);
+    // A tag outside languageIn is the engine's refusal, as on the interpreted path.
+    args.title = vec![shacl_mcp::LangString::new("Salut", "fr").unwrap()];
+    let json = notes::Note::create(&engine, &args).unwrap_err().to_json().unwrap();
+    assert_eq!(
+        json["validation_errors"][0]["constraint"], "sh:LanguageInConstraintComponent",
+        "{json}"
     );
 }
