@@ -86,6 +86,17 @@ fn the_property_is_typed_as_json_ld_value_objects() {
     assert_eq!(schema["properties"]["@value"]["maxLength"], 10, "{schema}");
     // An optional scalar's setter takes null too.
     assert_eq!(setter_value_schema(subtitle)["type"], json!(["object", "null"]));
+    // describe_perspective's type word, which its output schema lists.
+    let p = s.perspective("Notes");
+    let described = s.engine.describe_perspective(&p).unwrap();
+    assert!(described.to_string().contains(r#""type":"langString""#), "{described}");
+    let tools = shacl_mcp_compiler::surface::static_tools(Default::default());
+    let describe = tools.iter().find(|t| t.name == "describe_perspective").unwrap();
+    assert!(
+        serde_json::to_string(&describe.output_schema)
+            .unwrap()
+            .contains("\"langString\"")
+    );
 }
 
 #[test]
