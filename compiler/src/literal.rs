@@ -11,6 +11,41 @@ pub fn string(text: &str) -> String {
     out
 }
 
+/// `literal:lang:` + the language tag as written + `:` + the text percent-encoded as
+/// [`string`] encodes it: an `rdf:langString` (the tag holds no `:`, so the first `:` after
+/// the tag ends it).
+pub fn lang_string(text: &str, language: &str) -> String {
+    let mut out = String::with_capacity(15 + language.len() + text.len());
+    out.push_str("literal:lang:");
+    out.push_str(language);
+    out.push(':');
+    encode_uri_component(text, &mut out);
+    out
+}
+
+/// A language tag as tool values take it (BCP 47's shape, not its registry):
+/// `^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$`.
+pub fn is_language_tag(tag: &str) -> bool {
+    let mut parts = tag.split('-');
+    let first = parts.next().unwrap_or_default();
+    let sized = |s: &str| (1..=8).contains(&s.len());
+    sized(first)
+        && first.bytes().all(|b| b.is_ascii_alphabetic())
+        && parts.all(|s| sized(s) && s.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// The text and tag of a JSON-LD value object `{"@value": text, "@language": tag}`: both keys
+/// strings, the tag a [`is_language_tag`], no other key. `None` for anything else.
+pub fn lang_value(v: &Value) -> Option<(&str, &str)> {
+    let o = v.as_object()?;
+    if o.len() != 2 {
+        return None;
+    }
+    let text = o.get("@value")?.as_str()?;
+    let language = o.get("@language")?.as_str()?;
+    is_language_tag(language).then_some((text, language))
+}
+
 /// `literal:number:` + the number as serde_json writes it.
 pub fn number(n: &serde_json::Number) -> String {
     format!("literal:number:{n}")
@@ -26,6 +61,7 @@ pub fn from_json(v: &Value) -> Option<String> {
         Value::String(s) => Some(string(s)),
         Value::Number(n) => Some(number(n)),
         Value::Bool(b) => Some(boolean(*b)),
+        Value::Object(_) => lang_value(v).map(|(text, language)| lang_string(text, language)),
         _ => None,
     }
 }
@@ -73,6 +109,42 @@ mod tests {
         assert_eq!(string("a b/c?d&é"), "literal:string:a%20b%2Fc%3Fd%26%C3%A9");
         assert_eq!(string("-_.!~*'()"), "literal:string:-_.!~*'()");
         assert_eq!(string(""), "literal:string:");
+    }
+
+    #[test]
+    fn language_tagged_strings() {
+        assert_eq!(lang_string("Hallo Welt", "de"), "literal:lang:de:Hallo%20Welt");
+        assert_eq!(lang_string("a:b", "en-GB"), "literal:lang:en-GB:a%3Ab");
+        let v = serde_json::json!({"@value": "Hallo", "@language": "de"});
+        assert_eq!(lang_value(&v), Some(("Hallo", "de")));
+        assert_eq!(from_json(&v).unwrap(), "literal:lang:de:Hallo");
+        for ok in ["de", "en-GB", "zh-Hant-TW", "x-klingon", "sgn-BE-FR", "abcdefgh"] {
+            assert!(is_language_tag(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-",
+            "de-",
+            "abcdefghi",
+            "1de",
+            "de_DE",
+            "de--x",
+            "en-abcdefghi",
+            "de:x",
+            "dé",
+        ] {
+            assert!(!is_language_tag(bad), "{bad}");
+        }
+        for bad in [
+            serde_json::json!({"@value": "x"}),
+            serde_json::json!({"@value": "x", "@language": "de", "@type": "y"}),
+            serde_json::json!({"@value": 3, "@language": "de"}),
+            serde_json::json!({"@value": "x", "@language": "not a tag"}),
+            serde_json::json!({"value": "x", "language": "de"}),
+            serde_json::json!("x"),
+        ] {
+            assert_eq!(lang_value(&bad), None, "{bad}");
+        }
     }
 
     #[test]

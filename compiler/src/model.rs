@@ -206,6 +206,9 @@ pub enum ValueType {
     Integer(IntegerKind),
     Number,
     DateTime(TemporalKind),
+    /// `rdf:langString`: a text with a language tag, a JSON-LD value object
+    /// `{"@value": "Hallo", "@language": "de"}` (docs/data-model.md, Links and values).
+    LangString,
     /// An IRI: `node_kind: IRI`, `class`, or a relation.
     Reference,
 }
@@ -219,6 +222,7 @@ impl ValueType {
             ValueType::Integer(_) => "integer",
             ValueType::Number => "number",
             ValueType::DateTime(_) => "datetime",
+            ValueType::LangString => "langString",
             ValueType::Reference => "reference",
         }
     }

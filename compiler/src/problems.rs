@@ -86,6 +86,9 @@ pub fn type_text(t: ValueType) -> &'static str {
         ValueType::Integer(_) => "expects a whole number",
         ValueType::Number => "expects a number",
         ValueType::String | ValueType::Reference => "expects a string",
+        ValueType::LangString => {
+            "expects a language-tagged string {\"@value\": text, \"@language\": tag}, the tag like en or de-CH"
+        }
         ValueType::DateTime(TemporalKind::DateTime) => {
             "expects a datetime (RFC 3339 with offset, e.g. 2026-12-24T10:00:00Z)"
         }

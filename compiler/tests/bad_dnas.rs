@@ -37,7 +37,6 @@ const LOADS_ANYWAY: &[&str] = &[
     "not-core",
     "unknown-term",
     "no-classes",
-    "no-language-form",
     "untargeted-shape",
     "unreachable-state",
 ];

@@ -254,11 +254,13 @@ fn value_kind(ty: &Type) -> syn::Result<Kind> {
         "DateTime" => Kind::Datatype("xsd:dateTime"),
         "Date" => Kind::Datatype("xsd:date"),
         "Time" => Kind::Datatype("xsd:time"),
+        "LangString" => Kind::Datatype("rdf:langString"),
         "Iri" => Kind::Iri,
         _ => {
             return Err(syn::Error::new_spanned(
                 ty,
-                "unsupported field type: use String, bool, an integer type, f64, shacl_mcp::Iri, DateTime, Date or Time, \
+                "unsupported field type: use String, bool, an integer type, f64, shacl_mcp::Iri, DateTime, Date, Time or \
+                 LangString, \
                  in Option<..> for an optional value or Vec<..> for a collection",
             ));
         }

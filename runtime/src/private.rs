@@ -10,14 +10,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 pub use serde_json;
 pub use serde_json::{Map, Value};
-pub use shacl_mcp_compiler::literal::is_iri;
+pub use shacl_mcp_compiler::literal::{is_iri, lang_value};
 pub use shacl_mcp_compiler::model::{Access, ReadOnlyReason, TemporalKind};
 
 pub use crate::compiled::{CompiledClass, CompiledDna, Source};
 pub use crate::engine::validate::{Item, PropertyInfo, RefState, ReferenceCheck, is_whole, temporal_ok};
 pub use crate::engine::{Engine, Problem, QueryArgs, ToolError};
 pub use crate::store::StoreError;
-pub use crate::types::{Date, DateTime, InstanceMeta, Iri, Time, ValueError};
+pub use crate::types::{Date, DateTime, InstanceMeta, Iri, LangString, Time, ValueError};
 
 /// A pattern of the DNA, compiled on first use (it was checked to compile at build time).
 pub struct Pattern {

@@ -1,5 +1,6 @@
-//! Value types of generated code that keep the text as sent: an IRI, and the datetime family
-//! (docs/data-model.md: a datetime is stored as the text given, after validation).
+//! Value types of generated code that keep the text as sent: an IRI, the datetime family
+//! (docs/data-model.md: a datetime is stored as the text given, after validation), and a
+//! language-tagged string.
 
 use std::fmt;
 
@@ -82,6 +83,66 @@ text_type!(
     crate::temporal::is_time
 );
 
+/// A language-tagged string (`rdf:langString`), as tool values carry it: the JSON-LD value
+/// object `{"@value": "Hallo", "@language": "de"}` (both keys, the tag like `en` or `de-CH`,
+/// no other key). The tag is kept as written.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "LangStringObject", into = "LangStringObject")]
+pub struct LangString {
+    pub value: String,
+    pub language: String,
+}
+
+impl LangString {
+    /// A text with its language tag; an error when the tag is not one.
+    pub fn new(value: impl Into<String>, language: impl Into<String>) -> Result<Self, ValueError> {
+        LangString::try_from(LangStringObject {
+            value: value.into(),
+            language: language.into(),
+        })
+    }
+}
+
+impl fmt::Display for LangString {
+    /// As Turtle writes it: `"Hallo"@de`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}@{}", self.value, self.language)
+    }
+}
+
+/// The wire form of [`LangString`].
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LangStringObject {
+    #[serde(rename = "@value")]
+    value: String,
+    #[serde(rename = "@language")]
+    language: String,
+}
+
+impl TryFrom<LangStringObject> for LangString {
+    type Error = ValueError;
+    fn try_from(o: LangStringObject) -> Result<Self, ValueError> {
+        if shacl_mcp_compiler::literal::is_language_tag(&o.language) {
+            Ok(LangString {
+                value: o.value,
+                language: o.language,
+            })
+        } else {
+            Err(ValueError(vec![format!("not a language tag: {:?}", o.language)]))
+        }
+    }
+}
+
+impl From<LangString> for LangStringObject {
+    fn from(l: LangString) -> Self {
+        LangStringObject {
+            value: l.value,
+            language: l.language,
+        }
+    }
+}
+
 /// What every instance object carries besides its properties.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InstanceMeta {
@@ -122,5 +183,22 @@ mod tests {
         assert!(Time::try_from("10:00:00").is_err());
         let parsed: Result<Iri, _> = serde_json::from_str("\"x y\"");
         assert!(parsed.is_err());
+    }
+
+    #[test]
+    fn lang_strings_are_json_ld_value_objects() {
+        let hallo = LangString::new("Hallo", "de").unwrap();
+        let json = serde_json::to_value(&hallo).unwrap();
+        assert_eq!(json, serde_json::json!({"@value": "Hallo", "@language": "de"}));
+        assert_eq!(serde_json::from_value::<LangString>(json).unwrap(), hallo);
+        assert_eq!(hallo.to_string(), "\"Hallo\"@de");
+        assert!(LangString::new("x", "not a tag").is_err());
+        for bad in [
+            serde_json::json!({"@value": "x"}),
+            serde_json::json!({"@value": "x", "@language": "de", "@type": "t"}),
+            serde_json::json!("x"),
+        ] {
+            assert!(serde_json::from_value::<LangString>(bad).is_err());
+        }
     }
 }

@@ -9,7 +9,7 @@
 //! - `b:true`, `b:false`: a boolean;
 //! - `i:` + the text: not a literal (an IRI, or a bare string);
 //! - `n:` + 16 hex digits of the number as an f64, ordered as the numbers are ([`number_key`]);
-//! - `s:` + the decoded text: a string.
+//! - `s:` + the decoded text: a string, or a language-tagged string (its tag left out).
 //!
 //! Texts are cut at [`MAX_KEY_BYTES`] (a PostgreSQL btree entry has a size limit): two long values
 //! may share a key, so a key narrows, and the engine's evaluation decides. Cutting keeps order
@@ -26,12 +26,17 @@ pub enum Decoded {
     String(String),
     Number(Number),
     Boolean(bool),
+    /// A language-tagged string, its tag as written.
+    LangString {
+        text: String,
+        language: String,
+    },
     /// Not a literal: an IRI (or anything else) taken as written.
     Iri(String),
 }
 
 /// Reads `literal:string:…`, `literal://string:…`, `literal:number:…`, `literal:boolean:…`,
-/// `literal:1^^xsd:integer`, `literal:true`; anything else is an IRI.
+/// `literal:lang:<tag>:…`, `literal:1^^xsd:integer`, `literal:true`; anything else is an IRI.
 pub fn decode(target: &str) -> Decoded {
     let Some(rest) = target.strip_prefix("literal:") else {
         return Decoded::Iri(target.to_string());
@@ -39,6 +44,15 @@ pub fn decode(target: &str) -> Decoded {
     let rest = rest.strip_prefix("//").unwrap_or(rest);
     if let Some(text) = rest.strip_prefix("string:") {
         return Decoded::String(percent_decode(text));
+    }
+    if let Some(tagged) = rest.strip_prefix("lang:")
+        && let Some((language, text)) = tagged.split_once(':')
+        && shacl_mcp_compiler::literal::is_language_tag(language)
+    {
+        return Decoded::LangString {
+            text: percent_decode(text),
+            language: language.to_string(),
+        };
     }
     if let Some(text) = rest.strip_prefix("number:") {
         return number(text).map_or_else(|| Decoded::String(text.to_string()), Decoded::Number);
@@ -81,7 +95,9 @@ pub fn key(target: &str) -> String {
         Decoded::Boolean(b) => boolean_key(b),
         Decoded::Iri(text) => iri_key(&text),
         Decoded::Number(n) => n.as_f64().map_or_else(|| string_key(&n.to_string()), number_key),
-        Decoded::String(text) => string_key(&text),
+        // A language-tagged string keys as its text: a filter on the text finds it in any
+        // language, and one on text and tag narrows to the text.
+        Decoded::String(text) | Decoded::LangString { text, .. } => string_key(&text),
     }
 }
 
@@ -171,6 +187,18 @@ mod tests {
         assert_eq!(decode("literal:hello^^xsd:string"), Decoded::String("hello".into()));
         assert_eq!(decode("app://x"), Decoded::Iri("app://x".into()));
         assert_eq!(decode("literal:string:%E2%82%AC%"), Decoded::String("€%".into()));
+        let lang = |text: &str, language: &str| Decoded::LangString {
+            text: text.into(),
+            language: language.into(),
+        };
+        assert_eq!(decode("literal:lang:de:Hallo%20Welt"), lang("Hallo Welt", "de"));
+        assert_eq!(decode("literal://lang:en-GB:a%3Ab:c"), lang("a:b:c", "en-GB"));
+        assert_eq!(decode("literal:lang:de:"), lang("", "de"));
+        // Not a tag: text, as before.
+        assert_eq!(
+            decode("literal:lang:not a tag:x"),
+            Decoded::String("lang:not a tag:x".into())
+        );
     }
 
     #[test]
@@ -191,6 +219,11 @@ mod tests {
             ],
             &["literal:boolean:true", "literal:true", "literal:true^^xsd:boolean"],
             &["literal:number:0", "literal:number:-0.0"],
+            &[
+                "literal:string:Hallo",
+                "literal:lang:de:Hallo",
+                "literal:lang:EN:Hall%6F",
+            ],
         ] {
             let keys: Vec<String> = same.iter().map(|t| key(t)).collect();
             assert!(keys.iter().all(|k| *k == keys[0]), "{same:?}: {keys:?}");

@@ -122,6 +122,10 @@ fn value(rng: &mut Rng, class: &Class, name: &str, instances: &[(String, String)
         ),
         ValueType::DateTime(TemporalKind::Date) => json!(rng.pick(&["2026-12-24", "2027-01-01"]).unwrap()),
         ValueType::DateTime(TemporalKind::Time) => json!(rng.pick(&["10:00:00Z", "23:59:59Z"]).unwrap()),
+        ValueType::LangString => {
+            let language = rng.pick(&["en", "de", "EN", "fr"]).unwrap();
+            json!({"@value": "Party", "@language": language})
+        }
     }
 }
 

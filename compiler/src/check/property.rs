@@ -438,7 +438,7 @@ fn constraints(
     let numeric = matches!(value_type, ValueType::Integer(_) | ValueType::Number);
     let textual = matches!(
         value_type,
-        ValueType::String | ValueType::DateTime(_) | ValueType::Reference
+        ValueType::String | ValueType::DateTime(_) | ValueType::LangString | ValueType::Reference
     );
 
     let mut in_values = Vec::new();
@@ -458,6 +458,8 @@ fn constraints(
                 ValueType::Boolean => v.value.is_boolean(),
                 ValueType::Integer(_) => v.value.is_i64() || v.value.as_f64().is_some_and(|f| f.fract() == 0.0),
                 ValueType::Number => v.value.is_number(),
+                // A language-tagged value is an object; `in` takes JSON scalars.
+                ValueType::LangString => false,
                 _ => v.value.is_string(),
             };
             if !fits {

@@ -5,11 +5,16 @@ use crate::model::{IntegerKind, NodeKind, RelationKind, TemporalKind, ValueType}
 
 const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
 const SH: &str = "http://www.w3.org/ns/shacl#";
+const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+use crate::shacl::vocab::RDF_LANG_STRING;
 
 /// `xsd:string`, `xsd://string` and the full XSD IRI all name one datatype; returns the full
 /// IRI and the value type, or `None` for a name in the XSD namespace that XSD does not
 /// define (a typo) or a datatype that is not an IRI.
 pub fn datatype(written: &str) -> Option<(String, ValueType)> {
+    if strip_any(written, &[RDF, "rdf:"]) == Some("langString") {
+        return Some((RDF_LANG_STRING.to_string(), ValueType::LangString));
+    }
     let Some(local) = strip_any(written, &[XSD, "xsd://", "xsd:"]) else {
         // A datatype of another vocabulary (`rdf:HTML`, `geo:wktLiteral`, a custom one): text,
         // typed with that datatype in the graph the engine validates.
@@ -49,7 +54,7 @@ pub fn datatype(written: &str) -> Option<(String, ValueType)> {
 /// The datatypes [`datatype`] knows, for help texts.
 pub const KNOWN_DATATYPES: &str = "xsd:string (normalizedString, token, anyURI), xsd:boolean, xsd:integer (int, long, short, \
      byte, nonNegativeInteger, positiveInteger, unsigned*), xsd:decimal, xsd:float, xsd:double, xsd:dateTime, \
-     xsd:dateTimeStamp, xsd:date, xsd:time, the other XSD types (xsd:gYear, xsd:duration, …) or the full IRI of a \
+     xsd:dateTimeStamp, xsd:date, xsd:time, rdf:langString, the other XSD types (xsd:gYear, xsd:duration, …) or the full IRI of a \
      datatype of another vocabulary";
 
 /// `IRI`, `sh:IRI`, `sh://IRI` or the full SHACL IRI.
@@ -95,6 +100,12 @@ mod tests {
             );
         }
         assert_eq!(datatype("xsd:decimal").unwrap().1, ValueType::Number);
+        for lang in ["rdf:langString", RDF_LANG_STRING] {
+            assert_eq!(
+                datatype(lang),
+                Some((RDF_LANG_STRING.to_string(), ValueType::LangString))
+            );
+        }
         assert_eq!(datatype("xsd:date").unwrap().1, ValueType::DateTime(TemporalKind::Date));
         assert_eq!(datatype("xsd:strin"), None);
         assert_eq!(datatype("string"), None);

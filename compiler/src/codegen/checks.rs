@@ -115,6 +115,7 @@ pub fn check_fn(p: &Property, rt: &TokenStream) -> TokenStream {
 fn unbound(p: &Property, type_text: &str, rt: &TokenStream) -> TokenStream {
     let ok = match p.value_type {
         ValueType::String | ValueType::Reference => quote!(item.value.is_string()),
+        ValueType::LangString => quote!(#rt::__private::lang_value(item.value).is_some()),
         ValueType::DateTime(kind) => {
             let kind = match kind {
                 TemporalKind::DateTime => quote!(DateTime),
@@ -171,6 +172,14 @@ fn prologue(p: &Property, type_text: &str, rt: &TokenStream) -> (TokenStream, bo
                 false,
             )
         }
+        // The text of the JSON-LD value object: pattern and lengths are of the text.
+        ValueType::LangString => (
+            quote! {
+                let ::std::option::Option::Some((text, _)) = #rt::__private::lang_value(item.value) else { #fail };
+            },
+            true,
+            false,
+        ),
         ValueType::Boolean => (
             quote! { let ::std::option::Option::Some(flag) = item.value.as_bool() else { #fail }; },
             false,

@@ -201,6 +201,7 @@ fn base_type(p: &Property, rt: &TokenStream) -> TokenStream {
         ValueType::DateTime(TemporalKind::DateTime) => quote!(#rt::DateTime),
         ValueType::DateTime(TemporalKind::Date) => quote!(#rt::Date),
         ValueType::DateTime(TemporalKind::Time) => quote!(#rt::Time),
+        ValueType::LangString => quote!(#rt::LangString),
         ValueType::Reference => quote!(#rt::Iri),
     }
 }

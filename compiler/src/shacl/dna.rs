@@ -212,6 +212,10 @@ pub fn term_for(p: &Property, value: &Value) -> Option<Term> {
         (ValueType::String | ValueType::DateTime(_), Value::String(s)) => {
             Some(Term::typed(s.as_str(), &datatype(XSD_STRING)))
         }
+        (ValueType::LangString, v) => {
+            let (text, language) = crate::literal::lang_value(v)?;
+            Some(Term::lang_string(text, language))
+        }
         (ValueType::Boolean, Value::Bool(b)) => Some(Term::typed(b.to_string(), &datatype(XSD_BOOLEAN))),
         (ValueType::Integer(_), Value::Number(n)) => {
             let i = n.as_i64().or_else(|| {

@@ -10,7 +10,8 @@ pub use class_tools::{ClassTool, ClassToolKind, class_tools, plan};
 pub use static_tools::{DOCUMENTATION_TOPICS, static_tools};
 pub use tool_spec::{ToolAnnotations, ToolSpec};
 pub use value_schema::{
-    IRI_PATTERN, example_value, parameter_description, property_schema, property_value_schema, summary,
+    IRI_PATTERN, LANGUAGE_TAG_PATTERN, example_value, parameter_description, property_schema, property_value_schema,
+    setter_value_schema, summary,
 };
 
 use crate::model::Dna;

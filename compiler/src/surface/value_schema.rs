@@ -8,6 +8,9 @@ use crate::model::{Property, ValueType};
 /// The IRI rule of `docs/data-model.md`, as a JSON Schema pattern.
 pub const IRI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$";
 
+/// The language tag of a language-tagged string (`crate::literal::is_language_tag`).
+pub const LANGUAGE_TAG_PATTERN: &str = r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$";
+
 /// The schema of one value (one item, for collections), with the property's hint as description.
 pub fn property_value_schema(p: &Property) -> Value {
     let mut s = Map::new();
@@ -17,8 +20,38 @@ pub fn property_value_schema(p: &Property) -> Value {
         ValueType::Integer(_) => "integer",
         ValueType::Number => "number",
         ValueType::String | ValueType::DateTime(_) | ValueType::Reference => "string",
+        ValueType::LangString => "object",
     };
     s.insert("type".into(), json_type.into());
+    if p.value_type == ValueType::LangString {
+        // A JSON-LD value object; the text's constraints are the engine's (JSON Schema cannot
+        // put them on `@value` without losing the property's own description).
+        let mut text = Map::new();
+        text.insert("type".into(), "string".into());
+        if let Some(pattern) = c
+            .pattern
+            .as_ref()
+            .filter(|p| p.flags.as_deref().is_none_or(str::is_empty))
+        {
+            text.insert("pattern".into(), pattern.source.clone().into());
+        }
+        if let Some(n) = c.min_length {
+            text.insert("minLength".into(), n.into());
+        }
+        if let Some(n) = c.max_length {
+            text.insert("maxLength".into(), n.into());
+        }
+        s.insert(
+            "properties".into(),
+            json!({
+                "@value": Value::Object(text),
+                "@language": { "type": "string", "pattern": LANGUAGE_TAG_PATTERN },
+            }),
+        );
+        s.insert("required".into(), json!(["@value", "@language"]));
+        s.insert("additionalProperties".into(), false.into());
+        return Value::Object(s);
+    }
     if let Some(format) = p.value_type.format() {
         s.insert("format".into(), format.into());
     }
@@ -126,6 +159,10 @@ pub fn summary(p: &Property) -> String {
             "date" => "date (YYYY-MM-DD)".to_string(),
             _ => "time (RFC 3339 with offset, e.g. 10:00:00Z)".to_string(),
         },
+        (ValueType::LangString, _) => {
+            "language-tagged string ({\"@value\": text, \"@language\": tag}, e.g. {\"@value\": \"Hallo\", \"@language\": \"de\"})"
+                .to_string()
+        }
         (t, _) => t.type_name().to_string(),
     };
     parts.push(if p.collection { format!("list of {ty}") } else { ty });
@@ -203,5 +240,6 @@ pub fn example_value(p: &Property) -> Value {
         },
         ValueType::Reference => "ad4m://obj/abcdefghijklmnopqrstuvwx".into(),
         ValueType::String => "example".into(),
+        ValueType::LangString => json!({"@value": "example", "@language": "en"}),
     }
 }

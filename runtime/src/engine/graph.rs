@@ -137,7 +137,7 @@ fn typed(property: &Property, target: &str) -> Option<Term> {
         let text = match values::decode(target) {
             Decoded::String(_) => true,
             Decoded::Iri(s) => !is_iri(&s),
-            Decoded::Number(_) | Decoded::Boolean(_) => false,
+            Decoded::Number(_) | Decoded::Boolean(_) | Decoded::LangString { .. } => false,
         };
         if !text {
             return None;
@@ -150,7 +150,8 @@ fn typed(property: &Property, target: &str) -> Option<Term> {
 }
 
 /// A target by its own spelling: `literal:string:` an `xsd:string`, `literal:number:` an
-/// `xsd:integer` (whole) or `xsd:decimal`, `literal:boolean:` an `xsd:boolean`; an IRI itself;
+/// `xsd:integer` (whole) or `xsd:decimal`, `literal:boolean:` an `xsd:boolean`,
+/// `literal:lang:<tag>:` an `rdf:langString` with that tag; an IRI itself;
 /// any other text an `xsd:string`.
 pub fn generic_term(target: &str) -> Term {
     match values::decode(target) {
@@ -160,6 +161,7 @@ pub fn generic_term(target: &str) -> Term {
             None => Term::typed(format!("{}", n.as_f64().unwrap_or_default()), XSD_DECIMAL),
         },
         Decoded::Boolean(b) => Term::typed(b.to_string(), XSD_BOOLEAN),
+        Decoded::LangString { text, language } => Term::lang_string(text, &language),
         Decoded::Iri(s) if is_iri(&s) => Term::iri(&s),
         Decoded::Iri(s) => Term::string(s),
     }

@@ -10,6 +10,7 @@
 //! `contains`, `not`, `OR` and `NOT` are left to the evaluation.
 
 use serde_json::Value;
+use shacl_mcp_compiler::literal::lang_value;
 use shacl_mcp_compiler::model::{Property, ValueType};
 
 use super::query::{Filter, Op};
@@ -89,6 +90,9 @@ fn equal_keys(value_type: ValueType, v: &Value) -> Vec<String> {
             }
             keys
         }
+        // A language-tagged string keys as its text; a filter gives the text, or the value object.
+        (ValueType::LangString, Value::String(text)) => vec![string_key(text)],
+        (ValueType::LangString, v) => lang_value(v).map(|(text, _)| string_key(text)).into_iter().collect(),
         (ValueType::Boolean, Value::Bool(b)) => vec![boolean_key(*b)],
         // Numbers compare as f64, as their keys are made.
         (ValueType::Integer(_) | ValueType::Number, Value::Number(n)) => {
@@ -136,7 +140,7 @@ mod tests {
 
     use super::*;
     use crate::engine::FixedDna;
-    use crate::engine::query::compare;
+    use crate::engine::query::{compare, equal};
     use crate::engine::validate::same_value;
     use crate::engine::values;
 
@@ -161,6 +165,10 @@ mod tests {
         "did:key:z6MkA",
         "literal:string:did:key:z6MkA",
         "literal:string:",
+        "literal:lang:de:done",
+        "literal:lang:EN:done",
+        "literal:lang:en:3",
+        "literal:lang:de:",
     ];
 
     /// For every property type and spelling: a link read as a value has one of the keys equality
@@ -170,9 +178,14 @@ mod tests {
         let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna/tasks.json");
         let (fixed, _) = FixedDna::load(&[dna]).unwrap();
         let task = fixed.classes()[0].clone();
+        // And a language-tagged one.
+        let mut lang = task.properties[0].clone();
+        lang.name = "label".to_string();
+        lang.value_type = ValueType::LangString;
         let read: Vec<(&Property, &str, Value)> = task
             .properties
             .iter()
+            .chain([&lang])
             .flat_map(|p| TARGETS.iter().filter_map(move |t| Some((p, *t, values::read(p, t)?))))
             .collect();
         for (p, target, value) in &read {
@@ -182,6 +195,11 @@ mod tests {
                 "{} {target} {value}",
                 p.name
             );
+            // A string filter on a language-tagged property is its text.
+            if let Some(text) = value.get("@value") {
+                assert!(equal(value, text));
+                assert!(equal_keys(p.value_type, text).contains(&key), "{target}");
+            }
             for (_, _, other) in read.iter().filter(|(q, _, _)| q.name == p.name) {
                 for ordering in [Ordering::Less, Ordering::Greater] {
                     if compare(value, other).is_some_and(|o| o == ordering || o == Ordering::Equal) {
@@ -193,7 +211,7 @@ mod tests {
                         );
                     }
                 }
-                if same_value(value, other) {
+                if same_value(value, other) || equal(value, other) {
                     assert!(equal_keys(p.value_type, other).contains(&key));
                 }
             }

@@ -20,6 +20,7 @@ use super::object::{instance_object, links_of, readable, values_of};
 use super::validate::same_value;
 use super::{pushdown, values};
 use crate::store::{Link, LinkPattern, Order, ReadTx, SourceQuery, StoreError};
+use shacl_mcp_compiler::literal::lang_value;
 
 /// Largest page of instance_query and the per-class query and list tools.
 pub const MAX_LIMIT: u64 = 500;
@@ -358,6 +359,8 @@ fn parse(class: &Class, filter: &Map<String, Value>) -> Result<Filter, ToolError
 fn condition(p: Option<Box<Property>>, value: &Value) -> Result<Filter, ToolError> {
     let ops: Vec<Op> = match value {
         Value::Array(items) => vec![Op::AnyOf(items.clone())],
+        // A language-tagged string's value object is a value, not operators.
+        Value::Object(_) if lang_value(value).is_some() => vec![Op::Eq(value.clone())],
         Value::Object(o) => o
             .iter()
             .map(|(op, v)| {
@@ -411,7 +414,7 @@ fn matches<'v>(f: &Filter, node: &str, value_of: &dyn Fn(&str) -> Option<&'v Val
             };
             match op {
                 // `not` holds when no item equals the value (an absent value included).
-                Op::Ne(v) => !items.iter().any(|item| same_value(item, v)),
+                Op::Ne(v) => !items.iter().any(|item| equal(item, v)),
                 _ => items.iter().any(|item| holds(op, item)),
             }
         }
@@ -420,13 +423,29 @@ fn matches<'v>(f: &Filter, node: &str, value_of: &dyn Fn(&str) -> Option<&'v Val
 
 fn holds(op: &Op, item: &Value) -> bool {
     match op {
-        Op::Eq(v) => same_value(item, v),
-        Op::AnyOf(vs) => vs.iter().any(|v| same_value(item, v)),
+        Op::Eq(v) => equal(item, v),
+        Op::AnyOf(vs) => vs.iter().any(|v| equal(item, v)),
         Op::Cmp(want, or_equal, v) => {
             compare(item, v).is_some_and(|o| o == *want || (*or_equal && o == Ordering::Equal))
         }
-        Op::Contains(needle) => text(item).contains(needle.as_str()),
-        Op::Ne(v) => !same_value(item, v),
+        Op::Contains(needle) => match lang_value(item) {
+            Some((text, _)) => text.contains(needle.as_str()),
+            None => text(item).contains(needle.as_str()),
+        },
+        Op::Ne(v) => !equal(item, v),
+    }
+}
+
+/// Equality of a filter: by value ([`same_value`]); a language-tagged string equals a string of
+/// its text (in any language), and a value object of its text with its tag compared without
+/// regard to case, as RDF compares tags.
+pub(super) fn equal(item: &Value, v: &Value) -> bool {
+    match lang_value(item) {
+        Some((text, language)) => match v {
+            Value::String(s) => s == text,
+            other => lang_value(other).is_some_and(|(t, l)| t == text && l.eq_ignore_ascii_case(language)),
+        },
+        None => same_value(item, v),
     }
 }
 

@@ -451,7 +451,11 @@ pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut Referenc
         let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
         it.problem(words::component::IN, words::in_text(&values));
     }
-    let text = value.as_str();
+    // A language-tagged string's pattern and lengths are of its text.
+    let text = match p.value_type {
+        ValueType::LangString => shacl_mcp_compiler::literal::lang_value(value).map(|(text, _)| text),
+        _ => value.as_str(),
+    };
     if let (Some(pattern), Some(text)) = (&c.pattern, text)
         && let Some(regex) = compiled(&pattern.regex_source())
         && !regex.is_match(text)
@@ -503,6 +507,7 @@ pub fn type_ok(t: ValueType, v: &Value) -> bool {
         ValueType::Integer(_) => is_whole(v),
         ValueType::Number => v.is_number(),
         ValueType::String | ValueType::Reference => v.is_string(),
+        ValueType::LangString => shacl_mcp_compiler::literal::lang_value(v).is_some(),
         ValueType::DateTime(kind) => v.as_str().is_some_and(|s| temporal_ok(kind, s)),
     }
 }

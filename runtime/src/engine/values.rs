@@ -39,9 +39,15 @@ pub fn read(property: &Property, target: &str) -> Option<Value> {
             _ => None,
         },
         ValueType::String | ValueType::DateTime(_) => match decoded {
-            Decoded::String(s) | Decoded::Iri(s) => Some(s.into()),
+            // A language-tagged string as text: its tag is lost, as a number's type is.
+            Decoded::String(s) | Decoded::Iri(s) | Decoded::LangString { text: s, .. } => Some(s.into()),
             Decoded::Number(n) => Some(n.to_string().into()),
             Decoded::Boolean(b) => Some(b.to_string().into()),
+        },
+        // Only a language-tagged link: a plain string has no tag to give it.
+        ValueType::LangString => match decoded {
+            Decoded::LangString { text, language } => Some(serde_json::json!({"@value": text, "@language": language})),
+            _ => None,
         },
         ValueType::Boolean => match decoded {
             Decoded::Boolean(b) => Some(b.into()),
@@ -86,6 +92,41 @@ pub fn received(v: &Value) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Task's `title` (tasks.json) given `value_type`.
+    fn property(value_type: ValueType) -> Property {
+        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna/tasks.json");
+        let (fixed, _) = crate::engine::FixedDna::load(&[dna]).unwrap();
+        let mut p = fixed.classes()[0].properties[0].clone();
+        p.value_type = value_type;
+        p
+    }
+
+    #[test]
+    fn lang_strings_round_trip() {
+        let p = property(ValueType::LangString);
+        for value in [
+            json!({"@value": "Hallo Welt", "@language": "de"}),
+            json!({"@value": "a:b/c?d&é%", "@language": "en-GB"}),
+            json!({"@value": "", "@language": "EN"}),
+        ] {
+            let target = encode(&p, &value);
+            assert!(target.starts_with("literal:lang:"), "{target}");
+            assert_eq!(read(&p, &target), Some(value));
+        }
+        assert_eq!(
+            encode(&p, &json!({"@value": "Hi", "@language": "en"})),
+            "literal:lang:en:Hi"
+        );
+        // A plain string has no tag: not a value of the property.
+        assert_eq!(read(&p, "literal:string:Hi"), None);
+        assert_eq!(read(&p, "app://x"), None);
+        // A text property reads the text.
+        assert_eq!(
+            read(&property(ValueType::String), "literal:lang:en:Hi"),
+            Some(json!("Hi"))
+        );
+    }
 
     #[test]
     fn received_texts() {

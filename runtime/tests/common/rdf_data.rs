@@ -53,7 +53,8 @@ pub fn plan<'g>(
             continue;
         };
         let q = class.property(&name).unwrap();
-        if is_tagged(o) && !(q.value_type == ValueType::String && language_blind(class, &name)) {
+        let text_will_do = q.value_type == ValueType::String && language_blind(class, &name);
+        if is_tagged(o) && q.value_type != ValueType::LangString && !text_will_do {
             return Err("language-tagged values where a shape reads the language");
         }
         if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() {
@@ -77,15 +78,16 @@ pub fn plan<'g>(
     Ok(plan)
 }
 
-/// A language-tagged literal: the tools write a property typed as text as a plain string, so
-/// such a value is written as its text only where no shape of the class reads the language.
+/// A language-tagged literal: a JSON-LD value object for an `rdf:langString` property; for a
+/// property typed as text, written as its text only where no shape of the class reads the
+/// language.
 fn is_tagged(o: &Term) -> bool {
     matches!(o, Term::Literal(l) if l.language.is_some())
 }
 
 /// `property` has no datatype and no engine-enforced constraint of `class` reads the language
 /// of its values. Anything else that tells the two apart shows in the comparison.
-fn language_blind(class: &Class, property: &str) -> bool {
+pub fn language_blind(class: &Class, property: &str) -> bool {
     class.property(property).is_some_and(|p| p.datatype.is_none())
         && !class.enforced.iter().any(|e| {
             e.property.as_deref() == Some(property)
@@ -142,6 +144,10 @@ pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(Stri
     let value = match term {
         Term::Iri(iri) => json!(iri.to_string()),
         Term::Literal(l) => match p.value_type {
+            ValueType::LangString => match &l.language {
+                Some(tag) => json!({"@value": l.lexical, "@language": tag}),
+                None => json!(l.lexical),
+            },
             ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
             ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
             ValueType::Boolean => match l.lexical.as_str() {
@@ -156,26 +162,27 @@ pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(Stri
     Some((p.name.clone(), value))
 }
 
-/// A literal as a link target (docs/data-model.md, Links and values): numbers and booleans by
-/// their own spelling, anything else as text, percent-encoded as `encodeURIComponent` does.
+/// A literal as a link target, as a write stores its value (docs/data-model.md, Links and
+/// values): numbers and booleans by their value, a language-tagged string as `literal:lang:`,
+/// anything else as text.
 pub fn encoded(l: &Literal) -> String {
-    const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
-    let local = l.datatype.strip_prefix(XSD).unwrap_or_default();
-    let numeric = ["integer", "decimal", "double", "float", "int", "long", "short", "byte"].contains(&local)
-        || local.contains("Integer");
-    if numeric && l.lexical.parse::<f64>().is_ok() {
-        return format!("literal:number:{}", l.lexical);
+    use shacl_mcp_compiler::literal;
+    if let Some(tag) = &l.language {
+        return literal::lang_string(&l.lexical, tag);
     }
-    if local == "boolean" && (l.lexical == "true" || l.lexical == "false") {
-        return format!("literal:boolean:{}", l.lexical);
-    }
-    let mut text = String::from("literal:string:");
-    for b in l.lexical.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
-            text.push(b as char);
-        } else {
-            text.push_str(&format!("%{b:02X}"));
+    let value_type = shacl_mcp_compiler::check::datatype(&l.datatype).map(|(_, t)| t);
+    let lexical = l.lexical.trim();
+    let typed = match value_type {
+        Some(ValueType::Boolean) if lexical == "true" || lexical == "false" => {
+            Some(literal::boolean(lexical == "true"))
         }
-    }
-    text
+        Some(ValueType::Integer(_)) => lexical.parse::<i64>().ok().map(|i| literal::number(&i.into())),
+        Some(ValueType::Number) => lexical
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(|n| literal::number(&n)),
+        _ => None,
+    };
+    typed.unwrap_or_else(|| literal::string(&l.lexical))
 }

@@ -8,7 +8,6 @@ use super::values::{self, show};
 use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
 use crate::model::{NodeKind, ValueType, local_name};
-use crate::shacl::vocab::RDF_LANG_STRING;
 use crate::shape::{InValue, Origin, PropertyShape, Spanned};
 
 impl<'g> Reader<'g, '_> {
@@ -135,19 +134,6 @@ impl<'g> Reader<'g, '_> {
         p.has_value = self.has_value(node, &at, shape);
         self.classify(node, PROPERTY_TYPED, &at, Some(&property));
         self.untype_misfits(node, &mut p, &property);
-        if p.datatype.as_ref().is_some_and(|d| d.value == RDF_LANG_STRING) {
-            // Said, not silently refused later: the engine asks for a tag no tool value has.
-            self.diagnostics.push(at.diag(
-                Severity::Warning,
-                "no-language-form",
-                format!(
-                    "shape <{shape}>: property `{property}` is sh:datatype rdf:langString; tool values have no \
-                     language-tagged form in this release, so the engine refuses every write of it"
-                ),
-                "use xsd:string (or sh:or of xsd:string and rdf:langString) if a plain string will do; \
-                 the values read back and validate as written in the perspective",
-            ));
-        }
         Some((order, p))
     }
 
@@ -179,7 +165,7 @@ impl<'g> Reader<'g, '_> {
         let numeric = matches!(value_type, Some(ValueType::Integer(_) | ValueType::Number));
         let textual = matches!(
             value_type,
-            None | Some(ValueType::String | ValueType::DateTime(_) | ValueType::Reference)
+            None | Some(ValueType::String | ValueType::DateTime(_) | ValueType::LangString | ValueType::Reference)
         );
         let untype = |this: &mut Self, local: &str| {
             for o in this.graph.objects(node, &sh(local)) {
@@ -189,6 +175,16 @@ impl<'g> Reader<'g, '_> {
         };
         if reference && p.datatype.take().is_some() {
             untype(self, "datatype");
+        }
+        // A language-tagged value is not a JSON scalar: `sh:in` and `sh:hasValue` of one are
+        // judged on the RDF terms, by the engine.
+        if value_type == Some(ValueType::LangString) {
+            if p.in_values.take().is_some() {
+                untype(self, "in");
+            }
+            if p.has_value.take().is_some() {
+                untype(self, "hasValue");
+            }
         }
         if reference
             && p.node_kind.as_ref().and_then(|k| crate::check::node_kind(&k.value)) == Some(NodeKind::BlankNode)

@@ -249,7 +249,7 @@ fn property_description() -> Value {
             "name": typed("string"),
             "type": {
                 "type": "string",
-                "enum": ["string", "boolean", "integer", "number", "datetime", "reference"],
+                "enum": ["string", "boolean", "integer", "number", "datetime", "langString", "reference"],
             },
             "format": { "type": "string", "enum": ["date-time", "date", "time"] },
             "required": typed("boolean"),

@@ -20,6 +20,8 @@ pub struct Task {
     #[shacl(path = "todo://tag", max_count = 10)]
     tags: Vec<String>,
     done: bool,
+    #[shacl(path = "todo://label")]
+    labels: Vec<shacl_mcp::LangString>,
 }
 
 fn main() {
@@ -29,6 +31,7 @@ fn main() {
     assert_eq!(shape["properties"][0]["min_count"], 1);
     assert_eq!(shape["properties"][2]["max_inclusive"], 5);
     assert_eq!(shape["properties"][6]["path"], "todo://done");
+    assert_eq!(shape["properties"][7]["datatype"], "rdf:langString");
     assert_eq!(<task_model::Dna as CompiledDna>::CLASSES[0].name, "Task");
     let tools = <task_model::Dna as CompiledDna>::CLASSES[0].tools;
     assert!(tools.iter().any(|t| t.contains("\"task_add_tags\"")));

@@ -5,8 +5,8 @@
 //! write would have stored for its value (docs/data-model.md, Links and values; the inverse of
 //! [`crate::engine::values::decode`]): an IRI as written; a literal by its datatype as the
 //! model reads datatypes, so `"3"^^xsd:integer` is `literal:number:3`, `true` is
-//! `literal:boolean:true`, `2.50` is `literal:number:2.5`, and text, dates and language-tagged
-//! strings are `literal:string:…` (the language is dropped: links have none). A literal that is
+//! `literal:boolean:true`, `2.50` is `literal:number:2.5`, `"Hallo"@de` is
+//! `literal:lang:de:Hallo`, and text and dates are `literal:string:…`. A literal that is
 //! not a valid value of its datatype is kept as text. A blank node `_:b` is the IRI `blank:b`.
 
 use serde_json::{Number, Value, json};
@@ -74,6 +74,11 @@ fn literal_target(l: &Literal) -> String {
             .ok()
             .and_then(Number::from_f64)
             .map(|n| literal::number(&n)),
+        Some(ValueType::LangString) => l
+            .language
+            .as_deref()
+            .filter(|tag| literal::is_language_tag(tag))
+            .map(|tag| literal::lang_string(&l.lexical, tag)),
         Some(ValueType::String | ValueType::DateTime(_) | ValueType::Reference) | None => None,
     };
     typed.unwrap_or_else(|| literal::string(&l.lexical))
@@ -105,7 +110,7 @@ mod tests {
                 "literal:number:2.5",
                 "literal:boolean:true",
                 "literal:boolean:false",
-                "literal:string:x%20y",
+                "literal:lang:en:x%20y",
                 "literal:string:2024-01-02T03%3A04%3A05Z",
                 "literal:string:many",
                 "app://b",
@@ -115,6 +120,12 @@ mod tests {
         );
         // And they read back as the values written.
         assert_eq!(decode(&found[2]), Decoded::Number(Number::from_f64(2.5).unwrap()));
-        assert_eq!(decode(&found[5]), Decoded::String("x y".into()));
+        assert_eq!(
+            decode(&found[5]),
+            Decoded::LangString {
+                text: "x y".into(),
+                language: "en".into()
+            }
+        );
     }
 }

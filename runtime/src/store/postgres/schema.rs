@@ -9,12 +9,13 @@ use crate::value_key;
 
 /// The schema version this release writes and reads (the PostgreSQL store's own numbering:
 /// versions 1 and 2 hold the tables of SQLite's 1 and 2, version 3 adds `rate_events`, version 4
-/// SQLite's 3: `links.value_key`, version 5 SQLite's 4: the change log).
-pub const SCHEMA_VERSION: i64 = 5;
+/// SQLite's 3: `links.value_key`, version 5 SQLite's 4: the change log, version 6 SQLite's 5: the
+/// keys of language-tagged strings).
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, super::changes::SCHEMA];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, super::changes::SCHEMA, V6];
 
 /// The tables of SQLite's version 1. `timestamp` and `seq` are microseconds and sequence numbers
 /// (BIGINT). A btree entry holds at most 2704 bytes: `target` may be a long literal, so the
@@ -114,6 +115,16 @@ CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, sou
 
 /// The version whose migration adds `links.value_key`.
 const VALUE_KEY_VERSION: usize = 4;
+
+/// Version 6: `literal:lang:<tag>:` targets decode as language-tagged strings, whose key is
+/// their text; the keys of those written before are made again by the backfill (which fills in
+/// every key that is NULL).
+const V6: &str = "
+UPDATE links SET value_key = NULL WHERE target LIKE 'literal:lang:%' OR target LIKE 'literal://lang:%';
+";
+
+/// The version whose migration makes the keys of language-tagged strings again.
+const LANG_KEY_VERSION: usize = 6;
 
 /// Links whose keys one statement of the backfill fills in.
 const BACKFILL_BATCH: i64 = 10_000;
@@ -217,7 +228,7 @@ pub(super) fn migrate(conn: &PgClient, scope: &Scope, create: bool) -> Result<Au
     let from = usize::try_from(found).map_err(|_| StoreError::Database(format!("bad schema version {found}")))?;
     for (version, migration) in MIGRATIONS.iter().enumerate().skip(from) {
         conn.batch(migration)?;
-        if version + 1 == VALUE_KEY_VERSION {
+        if version + 1 == VALUE_KEY_VERSION || version + 1 == LANG_KEY_VERSION {
             backfill_value_keys(conn)?;
         }
     }

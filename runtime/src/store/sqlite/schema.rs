@@ -6,11 +6,11 @@ use crate::store::{AuthorKey, StoreError};
 use crate::value_key;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA, V5];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -101,6 +101,16 @@ CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, sou
 /// The version whose migration adds `links.value_key`.
 const VALUE_KEY_VERSION: usize = 3;
 
+/// Version 5: `literal:lang:<tag>:` targets decode as language-tagged strings, whose key is
+/// their text; the keys of those written before are made again by the backfill (which fills in
+/// every key that is NULL).
+const V5: &str = "
+UPDATE links SET value_key = NULL WHERE target LIKE 'literal:lang:%' OR target LIKE 'literal://lang:%';
+";
+
+/// The version whose migration makes the keys of language-tagged strings again.
+const LANG_KEY_VERSION: usize = 5;
+
 const VERSION_KEY: &str = "schema_version";
 const NODE_KEY: &str = "node_key";
 
@@ -122,7 +132,7 @@ pub(super) fn migrate(conn: &mut Connection) -> Result<AuthorKey, StoreError> {
     let from = usize::try_from(found).map_err(|_| StoreError::Database(format!("bad schema version {found}")))?;
     for (version, migration) in MIGRATIONS.iter().enumerate().skip(from) {
         tx.execute_batch(migration)?;
-        if version + 1 == VALUE_KEY_VERSION {
+        if version + 1 == VALUE_KEY_VERSION || version + 1 == LANG_KEY_VERSION {
             backfill_value_keys(&tx)?;
         }
     }

@@ -37,6 +37,9 @@ pub(crate) trait Fixture {
     fn downgrade_before_value_keys_sql(&self) -> String;
     /// SQL that takes a store back to the schema version before the change log.
     fn downgrade_before_changes_sql(&self) -> String;
+    /// SQL that takes a store back to the schema version before language-tagged strings were
+    /// keyed by their text, giving the links of `target` the key they had then.
+    fn downgrade_before_lang_keys_sql(&self, target: &str, old_key: &str) -> String;
 }
 
 /// Instantiates every shared case as a `#[test]` over `$fixture`, an expression giving an
@@ -69,6 +72,7 @@ macro_rules! store_cases {
             users::a_users_links_are_signed_with_their_key,
             value_keys::keys_find_every_spelling,
             value_keys::a_database_from_before_value_keys_migrates,
+            value_keys::a_database_from_before_lang_keys_migrates,
         );
     };
     (@cases $fixture:expr; $($module:ident :: $case:ident),* $(,)?) => {

@@ -113,3 +113,24 @@ pub(crate) fn a_database_from_before_value_keys_migrates(fixture: &dyn Fixture) 
     assert_eq!(answers(&*store), before);
     assert!(store.verify().unwrap().failures.is_empty());
 }
+
+/// A store whose `literal:lang:` links were keyed before they decoded as language-tagged
+/// strings (their key was the whole text after `literal:`): the migration keys them again.
+pub(crate) fn a_database_from_before_lang_keys_migrates(fixture: &dyn Fixture) {
+    let store = fixture.open_named("before_lang_keys", clock());
+    seed(
+        &*store,
+        &[
+            ("a", STATUS, "literal:lang:de:Hallo"),
+            ("b", STATUS, "literal:string:Hallo"),
+        ],
+    );
+    let hallo = keyed(STATUS, &[string_key("Hallo")], &[]);
+    let find = |store: &dyn TestStore| store.read().unwrap().sources(P, &hallo, Order::OldestFirst).unwrap();
+    assert_eq!(find(&*store), ["a", "b"]);
+    store.execute_sql(&fixture.downgrade_before_lang_keys_sql("literal:lang:de:Hallo", "s:lang:de:Hallo"));
+    drop(store);
+    let store = fixture.open_named("before_lang_keys", clock());
+    assert_eq!(find(&*store), ["a", "b"]);
+    assert!(store.verify().unwrap().failures.is_empty());
+}

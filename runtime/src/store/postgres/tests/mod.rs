@@ -109,6 +109,13 @@ impl Fixture for PgFixture {
         "DROP TABLE changes; UPDATE meta SET value = convert_to('4', 'UTF8') WHERE key = 'schema_version';".into()
     }
 
+    fn downgrade_before_lang_keys_sql(&self, target: &str, old_key: &str) -> String {
+        format!(
+            "UPDATE links SET value_key = '{old_key}' WHERE target = '{target}'; \
+             UPDATE meta SET value = convert_to('5', 'UTF8') WHERE key = 'schema_version';"
+        )
+    }
+
     fn downgrade_before_value_keys_sql(&self) -> String {
         "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
          UPDATE meta SET value = convert_to('3', 'UTF8') WHERE key = 'schema_version';"
