@@ -5,12 +5,10 @@
 mod common;
 
 use std::path::Path;
-use std::sync::Arc;
 
 use common::*;
 use serde_json::{Value, json};
-use shacl_mcp::clock::{FixedClock, SeededIds};
-use shacl_mcp::engine::{Engine, FixedDna};
+use shacl_mcp::engine::FixedDna;
 
 const EX: &str = "https://example.org/events#";
 
@@ -20,13 +18,7 @@ fn events() -> Setup {
         Ok((dna, _)) => dna,
         Err(diags) => panic!("{diags}"),
     };
-    let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
-    let store = fresh_store(clock.clone());
-    Setup {
-        engine: Engine::new(store.links, fixed, Arc::new(SeededIds::new(SEED))),
-        clock,
-        ids: SeededIds::new(SEED),
-    }
+    setup_with(fixed)
 }
 
 /// `(focus, path, constraint)` of every Violation of validate_perspective.

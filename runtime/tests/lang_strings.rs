@@ -26,13 +26,7 @@ fn notes() -> Setup {
         diags.iter().all(|d| d.code != "no-language-form"),
         "the language form exists: {diags}"
     );
-    let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
-    let store = fresh_store(clock.clone());
-    Setup {
-        engine: Engine::new(store.links, fixed, Arc::new(SeededIds::new(SEED))),
-        clock,
-        ids: SeededIds::new(SEED),
-    }
+    setup_with(fixed)
 }
 
 fn lang(text: &str, tag: &str) -> Value {
@@ -41,15 +35,9 @@ fn lang(text: &str, tag: &str) -> Value {
 
 /// `(property, constraint)` of every entry of a refusal.
 fn refused(r: Result<Value, shacl_mcp::engine::ToolError>) -> Vec<(String, String)> {
-    let json = error_json(r);
-    json["validation_errors"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no envelope: {json}"))
-        .iter()
-        .map(|e| {
-            let text = |k: &str| e[k].as_str().unwrap_or("-").to_string();
-            (text("property"), text("constraint"))
-        })
+    entries(r, &["property", "constraint"])
+        .into_iter()
+        .map(|e| (e[0].clone(), e[1].clone()))
         .collect()
 }
 

@@ -63,20 +63,7 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
         {
             return Err("a language-tagged value of a property whose shapes read the language");
         }
-        Term::Literal(l) => match p.value_type {
-            ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
-            ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
-            ValueType::Boolean => match l.lexical.as_str() {
-                "true" => json!(true),
-                "false" => json!(false),
-                other => json!(other),
-            },
-            ValueType::LangString => match &l.language {
-                Some(tag) => json!({"@value": l.lexical, "@language": tag}),
-                None => json!(l.lexical),
-            },
-            _ => json!(l.lexical),
-        },
+        Term::Literal(l) => rdf_data::literal_value(p.value_type, l),
     })
 }
 

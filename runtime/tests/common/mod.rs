@@ -39,9 +39,14 @@ pub struct Setup {
 }
 
 pub fn setup(files: &[&str]) -> Setup {
+    setup_with(fixed(files))
+}
+
+/// [`setup`] for a DNA loaded some other way (from a text, from a Turtle file of the tests).
+pub fn setup_with(dna: FixedDna) -> Setup {
     let clock = Arc::new(FixedClock::at("2026-12-24T10:00:00Z").unwrap());
     let store = fresh_store(clock.clone());
-    let engine = Engine::new(store.links, fixed(files), Arc::new(SeededIds::new(SEED)));
+    let engine = Engine::new(store.links, dna, Arc::new(SeededIds::new(SEED)));
     Setup {
         engine,
         clock,
@@ -109,17 +114,20 @@ pub fn error_json(r: Result<Value, ToolError>) -> Value {
 
 /// Only the `validation_errors` as (property, problem) pairs.
 pub fn problems(r: Result<Value, ToolError>) -> Vec<(String, String)> {
+    entries(r, &["property", "problem"])
+        .into_iter()
+        .map(|e| (e[0].clone(), e[1].clone()))
+        .collect()
+}
+
+/// The `keys` of each entry of a refusal's `validation_errors` (`-` for a key it lacks).
+pub fn entries(r: Result<Value, ToolError>, keys: &[&str]) -> Vec<Vec<String>> {
     let json = error_json(r);
     json["validation_errors"]
         .as_array()
         .unwrap_or_else(|| panic!("no envelope: {json}"))
         .iter()
-        .map(|e| {
-            (
-                e["property"].as_str().unwrap().to_string(),
-                e["problem"].as_str().unwrap().to_string(),
-            )
-        })
+        .map(|e| keys.iter().map(|k| e[*k].as_str().unwrap_or("-").to_string()).collect())
         .collect()
 }
 

@@ -143,23 +143,29 @@ pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(Stri
     let p = class.visible_properties().find(|p| p.path == predicate)?;
     let value = match term {
         Term::Iri(iri) => json!(iri.to_string()),
-        Term::Literal(l) => match p.value_type {
-            ValueType::LangString => match &l.language {
-                Some(tag) => json!({"@value": l.lexical, "@language": tag}),
-                None => json!(l.lexical),
-            },
-            ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
-            ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
-            ValueType::Boolean => match l.lexical.as_str() {
-                "true" => json!(true),
-                "false" => json!(false),
-                other => json!(other),
-            },
-            _ => json!(l.lexical),
-        },
+        Term::Literal(l) => literal_value(p.value_type, l),
         Term::Blank(_) => return None,
     };
     Some((p.name.clone(), value))
+}
+
+/// A literal as the tool value of a property of type `value_type` (its lexical form where it
+/// is not of that type: the write then says what is wrong).
+pub fn literal_value(value_type: ValueType, l: &Literal) -> Value {
+    match value_type {
+        ValueType::LangString => match &l.language {
+            Some(tag) => json!({"@value": l.lexical, "@language": tag}),
+            None => json!(l.lexical),
+        },
+        ValueType::Integer(_) => l.lexical.parse::<i64>().map_or(json!(l.lexical), |i| json!(i)),
+        ValueType::Number => l.lexical.parse::<f64>().map_or(json!(l.lexical), |f| json!(f)),
+        ValueType::Boolean => match l.lexical.as_str() {
+            "true" => json!(true),
+            "false" => json!(false),
+            other => json!(other),
+        },
+        _ => json!(l.lexical),
+    }
 }
 
 /// A literal as a link target, as a write stores its value (docs/data-model.md, Links and
