@@ -1,5 +1,6 @@
 //! The instance tools: create, get, update, add to and remove from collections, remove.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
@@ -47,14 +48,7 @@ impl Engine {
             ));
         }
         let typed = self.typed(&tx, perspective, &class, properties, &[], Mode::Create)?;
-        let kept;
-        let properties = match typed.passed() {
-            true => properties,
-            false => {
-                kept = typed.kept(properties);
-                &kept
-            }
-        };
+        let properties = &*typed.kept(properties);
 
         let base = base_uri.map_or_else(|| self.ids.mint(), str::to_string);
         let out_of_base = LinkPattern {
@@ -166,14 +160,7 @@ impl Engine {
         let class = self.class(&tx, perspective, class_name)?;
         self.require_instance(&tx, perspective, &class, base_uri)?;
         let typed = self.typed(&tx, perspective, &class, properties, unset, Mode::Update)?;
-        let kept;
-        let (properties, unset) = match typed.passed() {
-            true => (properties, unset),
-            false => {
-                kept = (typed.kept(properties), typed.kept_names(unset));
-                (&kept.0, &kept.1[..])
-            }
-        };
+        let (properties, unset) = (&*typed.kept(properties), &*typed.kept_names(unset));
 
         let mut run = Runner::new(&mut tx, perspective, base_uri);
         let mut updated = Vec::new();
@@ -517,18 +504,27 @@ impl Typed {
         self.problems.is_empty()
     }
 
-    /// The given values without those with a typed problem.
-    fn kept(&self, given: &Map<String, Value>) -> Map<String, Value> {
+    /// The given values without those with a typed problem (borrowed when there is none).
+    fn kept<'a>(&self, given: &'a Map<String, Value>) -> Cow<'a, Map<String, Value>> {
+        if self.passed() {
+            return Cow::Borrowed(given);
+        }
         let keep = |(k, _): &(&String, &Value)| !self.failed.contains(k.as_str());
-        given.iter().filter(keep).map(|(k, v)| (k.clone(), v.clone())).collect()
+        Cow::Owned(given.iter().filter(keep).map(|(k, v)| (k.clone(), v.clone())).collect())
     }
 
-    fn kept_names(&self, names: &[String]) -> Vec<String> {
-        names
-            .iter()
-            .filter(|n| !self.failed.contains(n.as_str()))
-            .cloned()
-            .collect()
+    /// The names to unset without those with a typed problem.
+    fn kept_names<'a>(&self, names: &'a [String]) -> Cow<'a, [String]> {
+        if self.passed() {
+            return Cow::Borrowed(names);
+        }
+        Cow::Owned(
+            names
+                .iter()
+                .filter(|n| !self.failed.contains(n.as_str()))
+                .cloned()
+                .collect(),
+        )
     }
 
     /// The outcome of the write: the engine's answer when the typed checks passed; otherwise

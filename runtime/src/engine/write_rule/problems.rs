@@ -32,10 +32,8 @@ pub(super) fn from_result(result: &Value, written: &str, classes: &[Arc<Class>])
         problem = "breaks the shape".to_string();
     }
     let constraint = text("constraint");
-    let mut entry = Problem::new(property, problem);
+    let mut entry = Problem::new(property, problem).breaks(&constraint);
     entry.received = result["value"].as_str().map(|v| format!("value {v}"));
-    entry.fix = Some(shacl_mcp_compiler::problems::fix(&constraint).to_string());
-    entry.constraint = Some(constraint);
     entry.focus_node = Some(focus);
     entry
 }
