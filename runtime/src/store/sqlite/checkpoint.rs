@@ -11,7 +11,7 @@
 //! checkpoint only moves committed pages into the database file.
 
 use std::path::Path;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -30,11 +30,17 @@ struct State {
     stop: bool,
 }
 
-type Shared = Arc<(Mutex<State>, Condvar)>;
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+    /// Held while a checkpoint runs, and by [`Checkpointer::hold`]: an erasure's TRUNCATE
+    /// checkpoint would find this thread's checkpoint in its way and give up.
+    running: Mutex<()>,
+}
 
 /// The checkpointing thread of one database file; stops (after a last checkpoint) on drop.
 pub(super) struct Checkpointer {
-    shared: Shared,
+    shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -43,11 +49,15 @@ impl Checkpointer {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        let shared: Shared = Arc::default();
-        let state = shared.clone();
+        let shared = Arc::new(Shared {
+            state: Mutex::default(),
+            wake: Condvar::new(),
+            running: Mutex::new(()),
+        });
+        let theirs = shared.clone();
         let thread = std::thread::Builder::new()
             .name("sqlite-checkpoint".into())
-            .spawn(move || run(&conn, &state))
+            .spawn(move || run(&conn, &theirs))
             .map_err(|e| StoreError::Database(format!("cannot start the checkpoint thread: {e}")))?;
         Ok(Checkpointer {
             shared,
@@ -57,22 +67,24 @@ impl Checkpointer {
 
     /// Called after each commit.
     pub fn committed(&self) {
-        let (state, wake) = &*self.shared;
-        let mut state = lock(state);
+        let mut state = lock(&self.shared.state);
         if !state.pending {
             state.pending = true;
-            wake.notify_one();
+            self.shared.wake.notify_one();
         }
+    }
+
+    /// Waits for a running checkpoint to end and keeps the next from starting while the guard
+    /// lives (an erasure truncating the log).
+    pub fn hold(&self) -> MutexGuard<'_, ()> {
+        lock(&self.shared.running)
     }
 }
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
-        {
-            let (state, wake) = &*self.shared;
-            lock(state).stop = true;
-            wake.notify_one();
-        }
+        lock(&self.shared.state).stop = true;
+        self.shared.wake.notify_one();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -80,19 +92,22 @@ impl Drop for Checkpointer {
 }
 
 fn run(conn: &Connection, shared: &Shared) {
-    let (state, wake) = &**shared;
     loop {
         let stop = {
-            let mut guard = lock(state);
+            let mut guard = lock(&shared.state);
             while !guard.pending && !guard.stop {
-                guard = wake.wait(guard).unwrap_or_else(std::sync::PoisonError::into_inner);
+                guard = shared
+                    .wake
+                    .wait(guard)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
             guard.stop
         };
         if !stop {
             std::thread::sleep(GATHER);
         }
-        lock(state).pending = false;
+        lock(&shared.state).pending = false;
+        let _running = lock(&shared.running);
         if let Err(e) = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())) {
             tracing::warn!(kind = "checkpoint", error = %e, "the WAL checkpoint failed; the next commit retries it");
         }

@@ -87,6 +87,11 @@ impl WriterGuard<'_> {
             c.committed();
         }
     }
+
+    /// Keeps the checkpointer's checkpoints out of the way while the guard lives.
+    pub fn hold_checkpoints(&self) -> Option<std::sync::MutexGuard<'_, ()>> {
+        self.checkpointer.map(Checkpointer::hold)
+    }
 }
 
 impl Deref for WriterGuard<'_> {

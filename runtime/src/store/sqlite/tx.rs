@@ -370,6 +370,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         self.conn.prepare_cached("COMMIT")?.execute([])?;
         self.committed = true;
         self.feed.announce(&changed);
+        let _quiet = self.conn.hold_checkpoints();
         Ok(erase::truncate_wal(&self.conn))
     }
 }
