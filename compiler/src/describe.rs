@@ -87,6 +87,20 @@ pub fn property_json(p: &Property) -> Value {
     if let Some(format) = p.value_type.format() {
         o.insert("format".into(), format.into());
     }
+    if let Some(any_of) = &p.any_of {
+        // `type` is `anyOf`: each datatype a value may have, the first a value fits being the
+        // one it is written with.
+        let each = any_of.alternatives.iter().map(|a| {
+            let mut t = Map::new();
+            t.insert("type".into(), a.value_type.type_name().into());
+            if let Some(format) = a.value_type.format() {
+                t.insert("format".into(), format.into());
+            }
+            t.insert("datatype".into(), a.datatype.clone().into());
+            Value::Object(t)
+        });
+        o.insert("any_of".into(), each.collect());
+    }
     o.insert("required".into(), p.required.into());
     let max = if p.collection {
         p.max_count.map_or(Value::Null, Value::from)

@@ -124,6 +124,8 @@ pub struct Property {
     pub value_type: ValueType,
     /// The datatype IRI in full (`http://www.w3.org/2001/XMLSchema#string`), when one was given.
     pub datatype: Option<String>,
+    /// The datatypes a value may have, when the shapes allow several ([`ValueType::AnyOf`]).
+    pub any_of: Option<AnyOf>,
     pub collection: bool,
     /// `min_count`, `max_count` as declared (`min` 0 when absent).
     pub min_count: u64,
@@ -211,6 +213,29 @@ pub enum ValueType {
     LangString,
     /// An IRI: `node_kind: IRI`, `class`, or a relation.
     Reference,
+    /// One of several datatypes, listed in [`Property::any_of`]: the shapes say the value's
+    /// datatype only through `sh:or`/`sh:xone` of `sh:datatype` shapes (a shared shape such as
+    /// "a date or a dateTime"). A value is written with the first datatype it is valid for.
+    AnyOf,
+}
+
+/// The datatypes of a [`ValueType::AnyOf`] property, in the order the shapes list them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnyOf {
+    /// The SHACL component on the property that says them (`sh:OrConstraintComponent`,
+    /// `sh:XoneConstraintComponent`, `sh:NodeConstraintComponent`, `sh:AndConstraintComponent`):
+    /// a value of none of the datatypes breaks it.
+    pub component: &'static str,
+    pub alternatives: Vec<Alternative>,
+}
+
+/// One datatype a value may have.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Alternative {
+    /// The datatype IRI in full.
+    pub datatype: String,
+    /// How a JSON value of that datatype looks (never [`ValueType::AnyOf`] or `Reference`).
+    pub value_type: ValueType,
 }
 
 impl ValueType {
@@ -224,6 +249,7 @@ impl ValueType {
             ValueType::DateTime(_) => "datetime",
             ValueType::LangString => "langString",
             ValueType::Reference => "reference",
+            ValueType::AnyOf => "anyOf",
         }
     }
 

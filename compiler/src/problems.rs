@@ -2,6 +2,8 @@
 //! engine's interpreter (at run time) and generated validators (texts fixed at build time)
 //! say exactly the same thing.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::model::{Property, TemporalKind, ValueType};
@@ -22,13 +24,19 @@ pub mod component {
     pub const MAX_INCLUSIVE: &str = "sh:MaxInclusiveConstraintComponent";
     pub const MIN_EXCLUSIVE: &str = "sh:MinExclusiveConstraintComponent";
     pub const MAX_EXCLUSIVE: &str = "sh:MaxExclusiveConstraintComponent";
+    pub const OR: &str = "sh:OrConstraintComponent";
+    pub const XONE: &str = "sh:XoneConstraintComponent";
+    pub const NODE: &str = "sh:NodeConstraintComponent";
+    pub const AND: &str = "sh:AndConstraintComponent";
 }
 
-/// The component a value of type `t` breaks when it is not of that type: an IRI's node kind,
-/// any other type's datatype.
-pub fn type_component(t: ValueType) -> &'static str {
-    match t {
-        ValueType::Reference => component::NODE_KIND,
+/// The component a value of `p` breaks when it is not of its type: an IRI's node kind, a
+/// value of none of several datatypes the shape that lists them (`sh:or`, …), any other
+/// type's datatype.
+pub fn type_component(p: &Property) -> &'static str {
+    match (p.value_type, &p.any_of) {
+        (ValueType::Reference, _) => component::NODE_KIND,
+        (ValueType::AnyOf, Some(any_of)) => any_of.component,
         _ => component::DATATYPE,
     }
 }
@@ -79,9 +87,26 @@ pub fn fix(constraint: &str) -> &'static str {
     }
 }
 
-/// The type problem, checked first and alone.
+/// The type problem of `p`, checked first and alone: for several datatypes, each one's text
+/// joined with "or" (`expects a date (YYYY-MM-DD) or a datetime (…)`).
+pub fn type_problem(p: &Property) -> Cow<'static, str> {
+    match (p.value_type, &p.any_of) {
+        (ValueType::AnyOf, Some(any_of)) => {
+            let each: Vec<&str> = any_of
+                .alternatives
+                .iter()
+                .map(|a| type_text(a.value_type).trim_start_matches("expects "))
+                .collect();
+            Cow::Owned(format!("expects {}", each.join(" or ")))
+        }
+        (t, _) => Cow::Borrowed(type_text(t)),
+    }
+}
+
+/// The type problem of one value type.
 pub fn type_text(t: ValueType) -> &'static str {
     match t {
+        ValueType::AnyOf => "expects a value of one of the datatypes the shape lists",
         ValueType::Boolean => "expects true or false",
         ValueType::Integer(_) => "expects a whole number",
         ValueType::Number => "expects a number",
@@ -154,9 +179,20 @@ pub fn unknown(accepted: &[&str]) -> String {
     }
 }
 
-/// The envelope's type word: describe_perspective's, with date and time told apart.
-pub fn expected_type(p: &Property) -> &'static str {
-    match p.value_type {
+/// The envelope's type word: describe_perspective's, with date and time told apart; for
+/// several datatypes, each one's word joined with "or" (`date or datetime`).
+pub fn expected_type(p: &Property) -> Cow<'static, str> {
+    match (p.value_type, &p.any_of) {
+        (ValueType::AnyOf, Some(any_of)) => {
+            let each: Vec<&str> = any_of.alternatives.iter().map(|a| type_word(a.value_type)).collect();
+            Cow::Owned(each.join(" or "))
+        }
+        (t, _) => Cow::Borrowed(type_word(t)),
+    }
+}
+
+fn type_word(t: ValueType) -> &'static str {
+    match t {
         ValueType::DateTime(TemporalKind::Date) => "date",
         ValueType::DateTime(TemporalKind::Time) => "time",
         t => t.type_name(),

@@ -96,6 +96,9 @@ pub struct PropertyShape {
     pub path: Option<String>,
     pub name: Option<String>,
     pub datatype: Option<Spanned<String>>,
+    /// Several datatypes said through shared shapes (Turtle: `sh:or`/`sh:xone` of `sh:datatype`
+    /// shapes, maybe behind `sh:node`/`sh:and`), when `datatype` is absent.
+    pub any_of: Option<AnyOfShape>,
     pub min_count: Option<u64>,
     pub max_count: Option<u64>,
     pub collection: Option<bool>,
@@ -127,6 +130,15 @@ pub struct PropertyShape {
     /// Keys carried through to the model and describe_perspective but not interpreted
     /// (`resolve_language`, `ordering`, `monotonic`, `transform`, ...), in source order.
     pub extras: Map<String, Value>,
+}
+
+/// The datatypes of [`PropertyShape::any_of`] as written, and the component that says them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnyOfShape {
+    pub datatypes: Vec<Spanned<String>>,
+    /// `sh:OrConstraintComponent`, `sh:XoneConstraintComponent`, `sh:NodeConstraintComponent`
+    /// or `sh:AndConstraintComponent`.
+    pub component: &'static str,
 }
 
 /// `{ "value", "label"? }`: one allowed value of `in`. The value is a string, number or boolean.

@@ -30,7 +30,7 @@ pub mod __private;
 pub use binary::{serve, serve_with};
 pub use compiled::CompiledDna;
 pub use mcp::CustomTool;
-pub use types::{Date, DateTime, InstanceMeta, Iri, LangString, Time, ValueError};
+pub use types::{AnyOfValue, Date, DateTime, InstanceMeta, Iri, LangString, Time, ValueError};
 
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -19,6 +19,17 @@ pub use crate::engine::{Engine, Problem, QueryArgs, ToolError};
 pub use crate::store::StoreError;
 pub use crate::types::{Date, DateTime, InstanceMeta, Iri, LangString, Time, ValueError};
 
+/// Whether a value has one of `datatypes` (full IRIs, in the shapes' order): the type check of
+/// a property of several datatypes, as the interpreter's `has_type` makes it.
+pub fn any_of_ok(datatypes: &[&str], value: &Value) -> bool {
+    datatypes
+        .iter()
+        .filter_map(|d| shacl_mcp_compiler::check::datatype(d))
+        .any(|(datatype, value_type)| {
+            crate::engine::values::fits(&shacl_mcp_compiler::model::Alternative { datatype, value_type }, value)
+        })
+}
+
 /// A pattern of the DNA, compiled on first use (it was checked to compile at build time).
 pub struct Pattern {
     source: &'static str,

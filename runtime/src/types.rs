@@ -83,6 +83,11 @@ text_type!(
     crate::temporal::is_time
 );
 
+/// A value of a property whose shapes allow several datatypes (`sh:or` of `sh:datatype`
+/// shapes, e.g. a date or a dateTime): the JSON value as given, which the engine writes with the
+/// first of the datatypes it is valid for (docs/data-model.md, Links and values).
+pub type AnyOfValue = serde_json::Value;
+
 /// A language-tagged string (`rdf:langString`), as tool values carry it: the JSON-LD value
 /// object `{"@value": "Hallo", "@language": "de"}` (both keys, the tag like `en` or `de-CH`,
 /// no other key). The tag is kept as written.

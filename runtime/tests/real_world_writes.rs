@@ -63,6 +63,16 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
         {
             return Err("a language-tagged value of a property whose shapes read the language");
         }
+        Term::Literal(l) if p.value_type == ValueType::AnyOf => {
+            // The value as its own datatype gives it; the tools write it with the first datatype
+            // of the property it fits, which must be the literal's.
+            let own = shacl_mcp_compiler::check::datatype(&l.datatype).map_or(ValueType::String, |(_, t)| t);
+            let value = rdf_data::literal_value(own, l);
+            match shacl_mcp::engine::values::alternative(p, &value) {
+                Some(a) if a.datatype == l.datatype => value,
+                _ => return Err("a value whose datatype its JSON value does not carry"),
+            }
+        }
         Term::Literal(l) => rdf_data::literal_value(p.value_type, l),
     })
 }

@@ -126,6 +126,16 @@ fn value(rng: &mut Rng, class: &Class, name: &str, instances: &[(String, String)
             let language = rng.pick(&["en", "de", "EN", "fr"]).unwrap();
             json!({"@value": "Party", "@language": language})
         }
+        ValueType::AnyOf => rng
+            .pick(&[
+                json!("2026-12-24"),
+                json!("2026-12-24T10:00:00Z"),
+                json!("2026-12-24T10:00:00"),
+                json!("soon"),
+                json!(3),
+            ])
+            .unwrap()
+            .clone(),
     }
 }
 

@@ -8,10 +8,10 @@ use super::{ClassIndex, Draft, Header};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal::is_iri;
 use crate::model::{
-    Access, ActionKind, AllowedValue, Constraints, NodeKind, Pattern, Property, RESERVED_PROPERTY_NAMES,
-    ReadOnlyReason, Relation, ValueType, local_name,
+    Access, ActionKind, AllowedValue, Alternative, AnyOf, Constraints, NodeKind, Pattern, Property,
+    RESERVED_PROPERTY_NAMES, ReadOnlyReason, Relation, ValueType, local_name,
 };
-use crate::shape::{ClassShape, PropertyShape};
+use crate::shape::{AnyOfShape, ClassShape, PropertyShape};
 
 pub(crate) fn draft<'a>(
     header: &'a Header,
@@ -262,6 +262,7 @@ fn property(
         }
         known
     });
+    let any_of = p.any_of.as_ref().and_then(|shape| any_of(shape, &err, diags));
     let is_reference =
         relation.is_some() || p.class.is_some() || matches!(node_kind, Some(NodeKind::Iri | NodeKind::BlankNodeOrIri));
     let value_type = match (&declared, is_reference) {
@@ -278,6 +279,7 @@ fn property(
         }
         (_, true) => ValueType::Reference,
         (Some((_, t)), false) => *t,
+        (None, false) if any_of.is_some() => ValueType::AnyOf,
         (None, false) => ValueType::String,
     };
 
@@ -402,6 +404,7 @@ fn property(
         declared_in: class.to_string(),
         value_type,
         datatype: declared.map(|(iri, _)| iri),
+        any_of: any_of.filter(|_| value_type == ValueType::AnyOf),
         collection,
         min_count,
         max_count: p.max_count,
@@ -421,6 +424,33 @@ fn property(
         local,
         interpretation_hint: p.interpretation_hint.clone(),
         extras: p.extras.clone(),
+    })
+}
+
+/// The datatypes of an [`AnyOfShape`], each one known (a diagnostic for each that is not);
+/// `None` when fewer than two are left.
+fn any_of(
+    shape: &AnyOfShape,
+    err: &dyn Fn(&'static str, crate::shape::Origin, String) -> Diagnostic,
+    diags: &mut Diagnostics,
+) -> Option<AnyOf> {
+    let mut alternatives = Vec::new();
+    for d in &shape.datatypes {
+        match vocabulary::datatype(&d.value) {
+            Some((datatype, value_type)) => alternatives.push(Alternative { datatype, value_type }),
+            None => diags.push(
+                err(
+                    "unknown-datatype",
+                    d.origin.clone(),
+                    format!("unknown datatype `{}`", d.value),
+                )
+                .help(format!("use one of {KNOWN_DATATYPES}")),
+            ),
+        }
+    }
+    (alternatives.len() > 1).then_some(AnyOf {
+        component: shape.component,
+        alternatives,
     })
 }
 

@@ -12,7 +12,8 @@ use crate::problems as words;
 /// `fn check_<property>(item, refs)` for one property.
 pub fn check_fn(p: &Property, rt: &TokenStream) -> TokenStream {
     let name = check_fn_name(p);
-    let type_text = words::type_text(p.value_type);
+    let type_text = words::type_problem(p);
+    let type_text = type_text.as_ref();
     let doc = format!(" The checks of one value of `{}`.", p.name);
     let (prologue, text_var, number_var) = prologue(p, type_text, rt);
     let mut body = Vec::new();
@@ -127,8 +128,12 @@ fn unbound(p: &Property, type_text: &str, rt: &TokenStream) -> TokenStream {
         ValueType::Boolean => quote!(item.value.is_boolean()),
         ValueType::Integer(_) => quote!(#rt::__private::is_whole(item.value)),
         ValueType::Number => quote!(item.value.is_number()),
+        ValueType::AnyOf => {
+            let datatypes = p.any_of.iter().flat_map(|a| &a.alternatives).map(|a| &a.datatype);
+            quote!(#rt::__private::any_of_ok(&[#(#datatypes),*], item.value))
+        }
     };
-    let component = words::type_component(p.value_type);
+    let component = words::type_component(p);
     quote! {
         if !(#ok) {
             item.problem(#component, #type_text);
@@ -143,7 +148,7 @@ pub fn check_fn_name(p: &Property) -> syn::Ident {
 
 /// The type check (alone: nothing else is checked when it fails), binding `text` or `x`.
 fn prologue(p: &Property, type_text: &str, rt: &TokenStream) -> (TokenStream, bool, bool) {
-    let component = words::type_component(p.value_type);
+    let component = words::type_component(p);
     let fail = quote! {
         item.problem(#component, #type_text);
         return ::std::result::Result::Ok(());
@@ -197,6 +202,8 @@ fn prologue(p: &Property, type_text: &str, rt: &TokenStream) -> (TokenStream, bo
             false,
             true,
         ),
+        // Its other facets are the engine's: nothing after the type check reads the value.
+        ValueType::AnyOf => (unbound(p, type_text, rt), false, false),
     }
 }
 
@@ -245,6 +252,7 @@ pub fn property_info(p: &Property, rt: &TokenStream) -> TokenStream {
         None => quote!(::std::option::Option::None),
     };
     let expected_type = words::expected_type(p);
+    let expected_type = expected_type.as_ref();
     let cardinality = p.cardinality_text();
     quote! {
         #rt::__private::PropertyInfo {

@@ -203,6 +203,7 @@ fn base_type(p: &Property, rt: &TokenStream) -> TokenStream {
         ValueType::DateTime(TemporalKind::Time) => quote!(#rt::Time),
         ValueType::LangString => quote!(#rt::LangString),
         ValueType::Reference => quote!(#rt::Iri),
+        ValueType::AnyOf => quote!(#rt::AnyOfValue),
     }
 }
 

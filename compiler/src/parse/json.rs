@@ -309,6 +309,7 @@ impl Reader {
             path,
             name,
             datatype: self.spanned_string(o, "datatype", at),
+            any_of: None,
             min_count: self.count(o, "min_count", at),
             max_count: self.count(o, "max_count", at),
             collection: self.boolean(o, "collection", at),

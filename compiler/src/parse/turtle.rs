@@ -13,6 +13,7 @@
 //! (`sh:name`, `sh:description`, `dash:readOnly`, severities) that `Shapes` drops. Sharing it
 //! would mean giving `Shapes` positions and a lossless, per-parameter account first.
 
+mod datatypes;
 mod engine;
 mod graph;
 mod merge;

@@ -205,8 +205,15 @@ fn decimal_text(f: f64) -> String {
 /// when the value is not of the property's type. The graph of a perspective types the values
 /// it reads with this same function.
 pub fn term_for(p: &Property, value: &Value) -> Option<Term> {
-    let datatype = |default: &str| p.datatype.clone().unwrap_or_else(|| default.to_string());
-    match (p.value_type, value) {
+    term_as(p.value_type, p.datatype.as_deref(), value)
+}
+
+/// The RDF term a value of `value_type` is, with `datatype` (the type's default when `None`):
+/// [`term_for`] of one property, or of one datatype of a [`ValueType::AnyOf`] property (which
+/// of them a value has is the runtime's choice; this answers `None` for `AnyOf` itself).
+pub fn term_as(value_type: ValueType, datatype: Option<&str>, value: &Value) -> Option<Term> {
+    let datatype = |default: &str| datatype.unwrap_or(default).to_string();
+    match (value_type, value) {
         (ValueType::Reference, Value::String(s)) if is_iri(s) => Some(Term::iri(s)),
         (ValueType::Reference, Value::String(s)) => Some(Term::string(s.as_str())),
         (ValueType::String | ValueType::DateTime(_), Value::String(s)) => {

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Property, ValueType};
+use crate::model::{Alternative, Constraints, Property, ValueType};
 
 /// The IRI rule of `docs/data-model.md`, as a JSON Schema pattern.
 pub const IRI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$";
@@ -15,11 +15,21 @@ pub const LANGUAGE_TAG_PATTERN: &str = r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$";
 pub fn property_value_schema(p: &Property) -> Value {
     let mut s = Map::new();
     let c = &p.constraints;
+    if let Some(any_of) = &p.any_of {
+        // The one `anyOf` of a tool schema (docs/tools.md): a value of one of several datatypes.
+        let each = any_of
+            .alternatives
+            .iter()
+            .map(|a| property_value_schema(&alternative(p, a)));
+        s.insert("anyOf".into(), each.collect());
+        return Value::Object(s);
+    }
     let json_type = match p.value_type {
         ValueType::Boolean => "boolean",
         ValueType::Integer(_) => "integer",
         ValueType::Number => "number",
-        ValueType::String | ValueType::DateTime(_) | ValueType::Reference => "string",
+        // `AnyOf` answered above (a property without its datatypes is never built).
+        ValueType::String | ValueType::DateTime(_) | ValueType::Reference | ValueType::AnyOf => "string",
         ValueType::LangString => "object",
     };
     s.insert("type".into(), json_type.into());
@@ -95,6 +105,18 @@ pub fn property_value_schema(p: &Property) -> Value {
     Value::Object(s)
 }
 
+/// `p` as if its values had only the datatype `a`: no other constraint (those of a value of
+/// several datatypes are the engine's), so schema, words and examples are made by one code.
+fn alternative(p: &Property, a: &Alternative) -> Property {
+    Property {
+        value_type: a.value_type,
+        datatype: Some(a.datatype.clone()),
+        any_of: None,
+        constraints: Constraints::default(),
+        ..p.clone()
+    }
+}
+
 /// The schema of the whole property as a tool parameter: the value schema, or an array of
 /// them for collections (`maxItems` from `max_count`), with the hint as description.
 pub fn property_schema(p: &Property) -> Value {
@@ -116,7 +138,11 @@ pub fn property_schema(p: &Property) -> Value {
 /// `value` of a setter: the value schema, nullable when the scalar is optional (`null` clears it).
 pub fn setter_value_schema(p: &Property) -> Value {
     let mut schema = property_value_schema(p);
-    if p.is_optional_scalar() {
+    if p.is_optional_scalar()
+        && let Some(each) = schema.get_mut("anyOf").and_then(Value::as_array_mut)
+    {
+        each.push(json!({"type": "null"}));
+    } else if p.is_optional_scalar() {
         let t = schema["type"].clone();
         schema["type"] = json!([t, "null"]);
         if let Some(values) = schema.get_mut("enum").and_then(Value::as_array_mut) {
@@ -162,6 +188,18 @@ pub fn summary(p: &Property) -> String {
         (ValueType::LangString, _) => {
             "language-tagged string ({\"@value\": text, \"@language\": tag}, e.g. {\"@value\": \"Hallo\", \"@language\": \"de\"})"
                 .to_string()
+        }
+        (ValueType::AnyOf, _) => {
+            // Each datatype's own word, as a single optional value of that datatype says it.
+            let one = Property {
+                collection: false,
+                required: false,
+                access: crate::model::Access::Writable,
+                ..p.clone()
+            };
+            let alternatives = p.any_of.iter().flat_map(|a| &a.alternatives);
+            let each: Vec<String> = alternatives.map(|a| summary(&alternative(&one, a))).collect();
+            each.join(" or ")
         }
         (t, _) => t.type_name().to_string(),
     };
@@ -218,7 +256,17 @@ pub fn example_value(p: &Property) -> Value {
     if let Some(first) = c.in_values.first() {
         return first.value.clone();
     }
-    match p.value_type {
+    match (p.value_type, &p.any_of) {
+        (ValueType::AnyOf, Some(any_of)) => match any_of.alternatives.first() {
+            Some(a) => example_value(&alternative(p, a)),
+            None => "example".into(),
+        },
+        (t, _) => example_of(t, c),
+    }
+}
+
+fn example_of(value_type: ValueType, c: &Constraints) -> Value {
+    match value_type {
         ValueType::Boolean => true.into(),
         ValueType::Integer(kind) => {
             let lower = c
@@ -239,7 +287,7 @@ pub fn example_value(p: &Property) -> Value {
             _ => "10:00:00Z".into(),
         },
         ValueType::Reference => "ad4m://obj/abcdefghijklmnopqrstuvwx".into(),
-        ValueType::String => "example".into(),
+        ValueType::String | ValueType::AnyOf => "example".into(),
         ValueType::LangString => json!({"@value": "example", "@language": "en"}),
     }
 }

@@ -133,7 +133,16 @@ impl<'c> LinkTyper<'c> {
 /// than the reader, as strict as a write: text properties take text (the reader also turns a
 /// `literal:number:` or an IRI into text; a write would have refused them).
 fn typed(property: &Property, target: &str) -> Option<Term> {
-    if matches!(property.value_type, ValueType::String | ValueType::DateTime(_)) {
+    let value = values::read(property, target)?;
+    // A value of several datatypes is the one its write chose (`values::alternative`).
+    let (value_type, datatype) = match property.value_type {
+        ValueType::AnyOf => {
+            let a = values::alternative(property, &value)?;
+            (a.value_type, Some(a.datatype.as_str()))
+        }
+        t => (t, property.datatype.as_deref()),
+    };
+    if matches!(value_type, ValueType::String | ValueType::DateTime(_)) {
         let text = match values::decode(target) {
             Decoded::String(_) => true,
             Decoded::Iri(s) => !is_iri(&s),
@@ -143,9 +152,8 @@ fn typed(property: &Property, target: &str) -> Option<Term> {
             return None;
         }
     }
-    let value = values::read(property, target)?;
-    type_ok(property.value_type, &value)
-        .then(|| dna::term_for(property, &value))
+    type_ok(value_type, &value)
+        .then(|| dna::term_as(value_type, datatype, &value))
         .flatten()
 }
 

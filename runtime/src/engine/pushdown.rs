@@ -55,6 +55,11 @@ fn ids(op: &Op) -> Option<Vec<String>> {
 
 /// The keys a link of `p` may have when the condition holds for its value.
 fn key_condition(p: &Property, op: &Op) -> Option<KeyCondition> {
+    if p.value_type == ValueType::AnyOf {
+        // Left to the evaluation: which keys a value of several datatypes has depends on which
+        // of them it was read as.
+        return None;
+    }
     let mut condition = KeyCondition {
         predicate: p.path.clone(),
         ..KeyCondition::default()

@@ -51,7 +51,7 @@ pub trait PropertyRule {
     fn required(&self) -> bool;
     fn min_count(&self) -> u64;
     fn max_count(&self) -> Option<u64>;
-    fn expected_type(&self) -> &str;
+    fn expected_type(&self) -> Cow<'_, str>;
     fn cardinality(&self) -> Cow<'_, str>;
 
     fn optional_scalar(&self) -> bool {
@@ -78,7 +78,7 @@ impl<T: PropertyRule + ?Sized> PropertyRule for &T {
     fn max_count(&self) -> Option<u64> {
         (**self).max_count()
     }
-    fn expected_type(&self) -> &str {
+    fn expected_type(&self) -> Cow<'_, str> {
         (**self).expected_type()
     }
     fn cardinality(&self) -> Cow<'_, str> {
@@ -105,7 +105,7 @@ impl PropertyRule for Property {
     fn max_count(&self) -> Option<u64> {
         self.max_count
     }
-    fn expected_type(&self) -> &str {
+    fn expected_type(&self) -> Cow<'_, str> {
         words::expected_type(self)
     }
     fn cardinality(&self) -> Cow<'_, str> {
@@ -145,8 +145,8 @@ impl PropertyRule for PropertyInfo {
     fn max_count(&self) -> Option<u64> {
         self.max_count
     }
-    fn expected_type(&self) -> &str {
-        self.expected_type
+    fn expected_type(&self) -> Cow<'_, str> {
+        Cow::Borrowed(self.expected_type)
     }
     fn cardinality(&self) -> Cow<'_, str> {
         Cow::Borrowed(self.cardinality)
@@ -377,6 +377,7 @@ pub fn check_value<R: PropertyRule>(
     let structural = |text: &str| with_rule(p, Problem::new(p.name(), text)).received(value);
     let count = |text: &str, component: &str| structural(text).breaks(component);
     let cardinality = p.cardinality();
+    let expected_type = p.expected_type();
     if p.collection() {
         let Value::Array(items) = value else {
             problems.push(structural(if value.is_null() {
@@ -391,7 +392,7 @@ pub fn check_value<R: PropertyRule>(
             let mut it = Item {
                 value: v,
                 label: &label,
-                expected_type: p.expected_type(),
+                expected_type: &expected_type,
                 cardinality: &cardinality,
                 out: problems,
             };
@@ -417,7 +418,7 @@ pub fn check_value<R: PropertyRule>(
             let mut it = Item {
                 value,
                 label: p.name(),
-                expected_type: p.expected_type(),
+                expected_type: &expected_type,
                 cardinality: &cardinality,
                 out: problems,
             };
@@ -428,7 +429,7 @@ pub fn check_value<R: PropertyRule>(
 }
 
 fn with_rule<R: PropertyRule + ?Sized>(p: &R, mut problem: Problem) -> Problem {
-    problem.expected_type = Some(p.expected_type().to_string());
+    problem.expected_type = Some(p.expected_type().into_owned());
     problem.cardinality = Some(p.cardinality().into_owned());
     problem
 }
@@ -442,8 +443,8 @@ pub fn with_type(p: &Property, problem: Problem) -> Problem {
 /// pattern, length, range, IRI and reference, each its own problem.
 pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
     let value = it.value;
-    if !type_ok(p.value_type, value) {
-        it.problem(words::type_component(p.value_type), words::type_text(p.value_type));
+    if !has_type(p, value) {
+        it.problem(words::type_component(p), words::type_problem(p));
         return Ok(());
     }
     let c = &p.constraints;
@@ -499,10 +500,20 @@ pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut Referenc
     Ok(())
 }
 
-/// Whether a value has the property's type. Types are strict: `"true"` is a string; `3.0` is
-/// an integer, `3.5` is not.
+/// Whether a value has `p`'s type: [`type_ok`], or for several datatypes, one of them
+/// ([`super::values::alternative`]).
+pub fn has_type(p: &Property, v: &Value) -> bool {
+    match p.value_type {
+        ValueType::AnyOf => super::values::alternative(p, v).is_some(),
+        t => type_ok(t, v),
+    }
+}
+
+/// Whether a value has the type. Types are strict: `"true"` is a string; `3.0` is an integer,
+/// `3.5` is not. `AnyOf` needs its datatypes: [`has_type`].
 pub fn type_ok(t: ValueType, v: &Value) -> bool {
     match t {
+        ValueType::AnyOf => false,
         ValueType::Boolean => v.is_boolean(),
         ValueType::Integer(_) => is_whole(v),
         ValueType::Number => v.is_number(),
@@ -571,10 +582,11 @@ pub fn check_single<R: PropertyRule>(
 ) -> Result<Vec<Problem>, StoreError> {
     let mut problems = Vec::new();
     let cardinality = p.cardinality();
+    let expected_type = p.expected_type();
     let mut it = Item {
         value,
         label: p.name(),
-        expected_type: p.expected_type(),
+        expected_type: &expected_type,
         cardinality: &cardinality,
         out: &mut problems,
     };

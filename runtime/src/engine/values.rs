@@ -4,11 +4,25 @@
 
 use serde_json::{Number, Value};
 use shacl_mcp_compiler::literal;
-use shacl_mcp_compiler::model::{Property, ValueType};
+use shacl_mcp_compiler::model::{Alternative, Property, ValueType};
+use shacl_mcp_compiler::shacl::xsd::is_valid;
+
+use super::validate::type_ok;
 
 /// The link target for a value already validated against `property`'s type.
 pub fn encode(property: &Property, value: &Value) -> String {
-    match (property.value_type, value) {
+    match property.value_type {
+        ValueType::AnyOf => match alternative(property, value) {
+            Some(a) => encode_as(a.value_type, value),
+            None => encode_as(ValueType::String, value),
+        },
+        t => encode_as(t, value),
+    }
+}
+
+/// The link target of a value of type `value_type`.
+fn encode_as(value_type: ValueType, value: &Value) -> String {
+    match (value_type, value) {
         (ValueType::Integer(_), Value::Number(n)) => match n.as_i64() {
             Some(i) => format!("literal:number:{i}"),
             // `3.0` is the integer 3.
@@ -23,6 +37,32 @@ pub fn encode(property: &Property, value: &Value) -> String {
     }
 }
 
+/// The datatype a value of a [`ValueType::AnyOf`] property is written with: the first of its
+/// datatypes whose type the value has and whose lexical space holds it (`"2026-12-24"` of
+/// "a date or a dateTime" is a date). `None` when it fits none, or `property` has one type.
+pub fn alternative<'p>(property: &'p Property, value: &Value) -> Option<&'p Alternative> {
+    let any_of = property.any_of.as_ref()?;
+    any_of.alternatives.iter().find(|a| fits(a, value))
+}
+
+/// Whether `value` is a value of the datatype `a`.
+pub fn fits(a: &Alternative, value: &Value) -> bool {
+    if !type_ok(a.value_type, value) {
+        return false;
+    }
+    match (a.value_type, value) {
+        // A text of a datatype with a lexical space of its own (`xsd:gYear`, `xsd:token`, …).
+        (ValueType::String, Value::String(text)) => is_valid(&a.datatype, text),
+        // A whole number within the integer type's range (`xsd:byte`, …).
+        (ValueType::Integer(kind), v) => {
+            let (low, high) = kind.range();
+            let x = v.as_f64().unwrap_or_default();
+            low.is_none_or(|l| x >= l as f64) && high.is_none_or(|h| x <= h as f64)
+        }
+        _ => true,
+    }
+}
+
 pub use crate::value_key::{Decoded, decode};
 
 /// The value of a link target as `property` types it, or `None` when it cannot be read as
@@ -32,7 +72,34 @@ pub use crate::value_key::{Decoded, decode};
 /// as that value (its tests check the two together).
 pub fn read(property: &Property, target: &str) -> Option<Value> {
     let decoded = decode(target);
-    match property.value_type {
+    match (property.value_type, &property.any_of) {
+        // The first datatype that reads the target by its own spelling: a text is read as text
+        // only by a text datatype, a number only by a numeric one.
+        (ValueType::AnyOf, Some(any_of)) => any_of
+            .alternatives
+            .iter()
+            .find_map(|a| read_as(a.value_type, strict(a.value_type, &decoded)?.clone())),
+        (t, _) => read_as(t, decoded),
+    }
+}
+
+/// `decoded`, when a write of a value of `value_type` could have spelled it so.
+fn strict(value_type: ValueType, decoded: &Decoded) -> Option<&Decoded> {
+    let fits = match (value_type, decoded) {
+        (ValueType::String | ValueType::DateTime(_), Decoded::String(_)) => true,
+        (ValueType::String | ValueType::DateTime(_), Decoded::Iri(s)) => !literal::is_iri(s),
+        (ValueType::LangString, Decoded::LangString { .. }) => true,
+        (ValueType::Boolean, Decoded::Boolean(_)) => true,
+        (ValueType::Integer(_) | ValueType::Number, Decoded::Number(_)) => true,
+        _ => false,
+    };
+    fits.then_some(decoded)
+}
+
+fn read_as(value_type: ValueType, decoded: Decoded) -> Option<Value> {
+    match value_type {
+        // Read through its datatypes ([`read`]).
+        ValueType::AnyOf => None,
         // References are IRIs as written, never literals.
         ValueType::Reference => match decoded {
             Decoded::Iri(iri) => Some(iri.into()),
@@ -126,6 +193,60 @@ mod tests {
             read(&property(ValueType::String), "literal:lang:en:Hi"),
             Some(json!("Hi"))
         );
+    }
+
+    /// `title` as a value of `datatypes` (XSD local names), in that order.
+    fn any_of(datatypes: &[&str]) -> Property {
+        let mut p = property(ValueType::AnyOf);
+        let alternatives = datatypes
+            .iter()
+            .map(|d| {
+                let prefix = if *d == "langString" { "rdf" } else { "xsd" };
+                let (datatype, value_type) = shacl_mcp_compiler::check::datatype(&format!("{prefix}:{d}")).unwrap();
+                Alternative { datatype, value_type }
+            })
+            .collect();
+        p.any_of = Some(shacl_mcp_compiler::model::AnyOf {
+            component: "sh:OrConstraintComponent",
+            alternatives,
+        });
+        p
+    }
+
+    #[test]
+    fn a_value_of_several_datatypes_takes_the_first_it_is_valid_for() {
+        let chosen =
+            |p: &Property, v: Value| alternative(p, &v).map(|a| a.datatype.rsplit('#').next().unwrap().to_string());
+        let dates = any_of(&["gYear", "date", "dateTime"]);
+        assert_eq!(chosen(&dates, json!("2026")).as_deref(), Some("gYear"));
+        assert_eq!(chosen(&dates, json!("2026-12-24")).as_deref(), Some("date"));
+        assert_eq!(
+            chosen(&dates, json!("2026-12-24T10:00:00Z")).as_deref(),
+            Some("dateTime")
+        );
+        // No offset: not a datetime as tools take them, and no other datatype holds it.
+        assert_eq!(chosen(&dates, json!("2026-12-24T10:00:00")), None);
+        assert_eq!(chosen(&dates, json!(2026)), None);
+        let mixed = any_of(&["byte", "decimal", "string", "boolean"]);
+        assert_eq!(chosen(&mixed, json!(3)).as_deref(), Some("byte"));
+        assert_eq!(chosen(&mixed, json!(300)).as_deref(), Some("decimal"));
+        assert_eq!(chosen(&mixed, json!(2.5)).as_deref(), Some("decimal"));
+        assert_eq!(chosen(&mixed, json!("3")).as_deref(), Some("string"));
+        assert_eq!(chosen(&mixed, json!(false)).as_deref(), Some("boolean"));
+        assert_eq!(chosen(&mixed, json!(null)), None);
+        // Written and read back as the same value, each by its own spelling.
+        for v in [json!(3), json!(300), json!(2.5), json!("3"), json!("text"), json!(true)] {
+            let target = encode(&mixed, &v);
+            assert_eq!(read(&mixed, &target), Some(v.clone()), "{target}");
+        }
+        assert_eq!(encode(&mixed, &json!("3")), "literal:string:3");
+        assert_eq!(encode(&mixed, &json!(3)), "literal:number:3");
+        let text = any_of(&["string", "langString"]);
+        let tagged = json!({"@value": "Hallo", "@language": "de"});
+        assert_eq!(read(&text, &encode(&text, &tagged)), Some(tagged));
+        assert_eq!(read(&text, "literal:string:Hi"), Some(json!("Hi")));
+        // A number is no text: not a value of a text-or-date property.
+        assert_eq!(read(&dates, "literal:number:3"), None);
     }
 
     #[test]

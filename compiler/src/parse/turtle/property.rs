@@ -8,7 +8,7 @@ use super::values::{self, show};
 use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
 use crate::model::{NodeKind, ValueType, local_name};
-use crate::shape::{InValue, Origin, PropertyShape, Spanned};
+use crate::shape::{AnyOfShape, InValue, Origin, PropertyShape, Spanned};
 
 impl<'g> Reader<'g, '_> {
     /// One property shape with its `sh:order`; `None` when it cannot be served.
@@ -132,9 +132,35 @@ impl<'g> Reader<'g, '_> {
         p.min_exclusive = self.number(node, "minExclusive", &at, shape);
         p.max_exclusive = self.number(node, "maxExclusive", &at, shape);
         p.has_value = self.has_value(node, &at, shape);
+        self.datatypes_through_shapes(node, &mut p);
         self.classify(node, PROPERTY_TYPED, &at, Some(&property));
         self.untype_misfits(node, &mut p, &property);
         Some((order, p))
+    }
+
+    /// With no `sh:datatype` of its own, a literal property takes the datatypes other shapes
+    /// say for it (`datatypes.rs`): one is its datatype, several its [`AnyOfShape`].
+    fn datatypes_through_shapes(&self, node: &Node, p: &mut PropertyShape) {
+        let literal = p
+            .node_kind
+            .as_ref()
+            .and_then(|k| crate::check::node_kind(&k.value))
+            .is_none_or(|k| k == NodeKind::Literal);
+        if p.datatype.is_some() || p.class.is_some() || !literal {
+            return;
+        }
+        let Some((mut datatypes, component)) = self.datatypes_said(node) else {
+            return;
+        };
+        let spanned = |v: String| Spanned::new(v, p.origin.clone());
+        if datatypes.len() == 1 {
+            p.datatype = Some(spanned(datatypes.remove(0)));
+        } else {
+            p.any_of = Some(AnyOfShape {
+                datatypes: datatypes.into_iter().map(spanned).collect(),
+                component,
+            });
+        }
     }
 
     /// `sh:severity` absent or `sh:Violation`.
@@ -149,6 +175,31 @@ impl<'g> Reader<'g, '_> {
     /// IRI node kind or a class, a pattern or a length on a number, a range on text, a
     /// `sh:flags` the `regex` crate has no equivalent for): the engine's instead.
     fn untype_misfits(&mut self, node: &Node, p: &mut PropertyShape, property: &str) {
+        let untype = |this: &mut Self, local: &str| {
+            for o in this.graph.objects(node, &sh(local)) {
+                let text = this.words(node, local, o);
+                this.note(local, Some(property), text, true);
+            }
+        };
+        if p.any_of.is_some() {
+            // A value of one of several datatypes: its other facets are judged on the RDF
+            // term, by the engine.
+            let facets = [
+                ("in", p.in_values.take().is_some()),
+                ("hasValue", p.has_value.take().is_some()),
+                ("pattern", p.pattern.take().is_some()),
+                ("minLength", p.min_length.take().is_some()),
+                ("maxLength", p.max_length.take().is_some()),
+                ("minInclusive", p.min_inclusive.take().is_some()),
+                ("maxInclusive", p.max_inclusive.take().is_some()),
+                ("minExclusive", p.min_exclusive.take().is_some()),
+                ("maxExclusive", p.max_exclusive.take().is_some()),
+            ];
+            p.flags = None;
+            for (local, _) in facets.into_iter().filter(|(_, taken)| *taken) {
+                untype(self, local);
+            }
+        }
         let reference = p.class.is_some()
             || p.node_kind
                 .as_ref()
@@ -167,12 +218,6 @@ impl<'g> Reader<'g, '_> {
             value_type,
             None | Some(ValueType::String | ValueType::DateTime(_) | ValueType::LangString | ValueType::Reference)
         );
-        let untype = |this: &mut Self, local: &str| {
-            for o in this.graph.objects(node, &sh(local)) {
-                let text = this.words(node, local, o);
-                this.note(local, Some(property), text, true);
-            }
-        };
         if reference && p.datatype.take().is_some() {
             untype(self, "datatype");
         }

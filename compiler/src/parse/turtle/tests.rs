@@ -559,3 +559,74 @@ fn what_the_engine_cannot_read_in_the_graph_the_front_end_read_is_an_error() {
     assert!(dna.is_none());
     assert_eq!(codes(&diagnostics), ["shapes-graph"], "{diagnostics}");
 }
+
+#[test]
+fn datatypes_said_through_other_shapes_type_the_property() {
+    let (doc, diagnostics) = parse_ok(
+        "ex:DateOrDateTime a sh:NodeShape ; sh:or ( [ sh:datatype xsd:date ] [ sh:datatype xsd:dateTime ] ) .
+         ex:Year a sh:NodeShape ; sh:datatype xsd:gYear .
+         ex:EventShape a sh:NodeShape ; sh:targetClass ex:Event ;
+            sh:property [ sh:path ex:start ; sh:or ( [ sh:datatype xsd:date ] [ sh:datatype xsd:dateTime ] ) ;
+                sh:pattern \"^2\" ] ;
+            sh:property [ sh:path ex:end ; sh:node ex:DateOrDateTime ] ;
+            sh:property [ sh:path ex:year ; sh:node ex:Year ] ;
+            sh:property [ sh:path ex:size ; sh:xone ( [ sh:datatype xsd:integer ] [ sh:datatype xsd:string ] ) ] ;
+            sh:property [ sh:path ex:both ; sh:and ( ex:DateOrDateTime [ sh:datatype xsd:date ] ) ] ;
+            sh:property [ sh:path ex:open ; sh:or ( [ sh:datatype xsd:date ] [ sh:minLength 3 ] ) ] ;
+            sh:property [ sh:path ex:iri ; sh:or ( [ sh:datatype xsd:date ] [ sh:nodeKind sh:IRI ] ) ] ;
+            sh:property [ sh:path ex:own ; sh:datatype xsd:string ;
+                sh:or ( [ sh:datatype xsd:date ] [ sh:datatype xsd:dateTime ] ) ] .",
+    );
+    assert!(diagnostics.0.is_empty(), "{diagnostics}");
+    let event = &doc.classes[0];
+    let by = |name: &str| -> &PropertyShape {
+        event
+            .properties
+            .iter()
+            .find(|p| p.path.as_deref() == Some(&format!("http://example.org/{name}")))
+            .expect(name)
+    };
+    let xsd = |local: &str| format!("http://www.w3.org/2001/XMLSchema#{local}");
+    let any_of = |name: &str| {
+        by(name).any_of.as_ref().map(|a| {
+            let datatypes: Vec<String> = a.datatypes.iter().map(|d| d.value.clone()).collect();
+            (datatypes, a.component)
+        })
+    };
+    let date_or_date_time = vec![xsd("date"), xsd("dateTime")];
+    assert_eq!(
+        any_of("start"),
+        Some((date_or_date_time.clone(), "sh:OrConstraintComponent"))
+    );
+    assert_eq!(any_of("end"), Some((date_or_date_time, "sh:NodeConstraintComponent")));
+    assert_eq!(
+        any_of("size"),
+        Some((vec![xsd("integer"), xsd("string")], "sh:XoneConstraintComponent"))
+    );
+    // One datatype left is the property's datatype; the shapes saying it stay the engine's.
+    assert_eq!(
+        by("year").datatype.as_ref().map(|d| d.value.clone()),
+        Some(xsd("gYear"))
+    );
+    assert_eq!(by("both").datatype.as_ref().map(|d| d.value.clone()), Some(xsd("date")));
+    // A member that says nothing of the datatype (or allows IRIs) lets any value through.
+    for name in ["open", "iri"] {
+        assert_eq!(any_of(name), None, "{name}");
+        assert_eq!(by(name).datatype, None, "{name}");
+    }
+    // A datatype of its own wins (the `sh:or` is the engine's).
+    assert_eq!(any_of("own"), None);
+    assert_eq!(
+        by("own").datatype.as_ref().map(|d| d.value.clone()),
+        Some(xsd("string"))
+    );
+    // The facets of a value of several datatypes are the engine's, named, not dropped.
+    assert_eq!(by("start").pattern, None);
+    let start_notes: Vec<&str> = event
+        .enforced
+        .iter()
+        .filter(|n| n.property.as_deref() == Some("start"))
+        .map(|n| n.component.as_str())
+        .collect();
+    assert_eq!(start_notes, ["Or", "Pattern"]);
+}

@@ -79,7 +79,7 @@ fn literal_target(l: &Literal) -> String {
             .as_deref()
             .filter(|tag| literal::is_language_tag(tag))
             .map(|tag| literal::lang_string(&l.lexical, tag)),
-        Some(ValueType::String | ValueType::DateTime(_) | ValueType::Reference) | None => None,
+        Some(ValueType::String | ValueType::DateTime(_) | ValueType::Reference | ValueType::AnyOf) | None => None,
     };
     typed.unwrap_or_else(|| literal::string(&l.lexical))
 }
