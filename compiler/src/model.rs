@@ -223,19 +223,56 @@ pub enum ValueType {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnyOf {
     /// The SHACL component on the property that says them (`sh:OrConstraintComponent`,
-    /// `sh:XoneConstraintComponent`, `sh:NodeConstraintComponent`, `sh:AndConstraintComponent`):
-    /// a value of none of the datatypes breaks it.
+    /// `sh:XoneConstraintComponent`, `sh:NodeConstraintComponent`, `sh:AndConstraintComponent`,
+    /// `sh:NodeKindConstraintComponent`): a value of none of the datatypes breaks it. Empty
+    /// when the shapes say nothing of the value ([`any_term`]): a value of none of them is no
+    /// RDF term, a problem of the call's form.
     pub component: &'static str,
     pub alternatives: Vec<Alternative>,
+}
+
+impl AnyOf {
+    /// `Some(iri)` when the datatypes are [`any_term`]`(iri)`: any literal (or IRI), which
+    /// texts say as such rather than datatype by datatype.
+    pub fn any_term(&self) -> Option<bool> {
+        [false, true]
+            .into_iter()
+            .find(|iri| self.alternatives == any_term(*iri))
+    }
 }
 
 /// One datatype a value may have.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Alternative {
-    /// The datatype IRI in full.
+    /// The datatype IRI in full, or [`IRI_ALTERNATIVE`] for an IRI.
     pub datatype: String,
-    /// How a JSON value of that datatype looks (never [`ValueType::AnyOf`] or `Reference`).
+    /// How a JSON value of that datatype looks (never [`ValueType::AnyOf`]). `Reference`: an
+    /// IRI as the JSON-LD node reference `{"@id": "<iri>"}` (a bare string is text).
     pub value_type: ValueType,
+}
+
+/// The [`Alternative::datatype`] of an IRI value (`sh:IRI`).
+pub const IRI_ALTERNATIVE: &str = "http://www.w3.org/ns/shacl#IRI";
+
+/// The alternatives of a value the shapes allow to be any literal (`sh:nodeKind sh:Literal`
+/// and no datatype), and with `iri` also an IRI (`sh:IRIOrLiteral`, or nothing said of the
+/// value at all): text, a language-tagged text, a whole number, a number, a boolean, each
+/// written as its own datatype.
+pub fn any_term(iri: bool) -> Vec<Alternative> {
+    const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
+    let mut all = vec![
+        (format!("{XSD}string"), ValueType::String),
+        (crate::shacl::vocab::RDF_LANG_STRING.to_string(), ValueType::LangString),
+        (format!("{XSD}integer"), ValueType::Integer(IntegerKind::Integer)),
+        (format!("{XSD}decimal"), ValueType::Number),
+        (format!("{XSD}boolean"), ValueType::Boolean),
+    ];
+    if iri {
+        all.push((IRI_ALTERNATIVE.to_string(), ValueType::Reference));
+    }
+    all.into_iter()
+        .map(|(datatype, value_type)| Alternative { datatype, value_type })
+        .collect()
 }
 
 impl ValueType {

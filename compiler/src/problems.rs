@@ -90,12 +90,20 @@ pub fn fix(constraint: &str) -> &'static str {
 /// The type problem of `p`, checked first and alone: for several datatypes, each one's text
 /// joined with "or" (`expects a date (YYYY-MM-DD) or a datetime (…)`).
 pub fn type_problem(p: &Property) -> Cow<'static, str> {
+    const LITERAL: &str = "a literal (a string, a number, true or false, or {\"@value\": text, \"@language\": tag})";
     match (p.value_type, &p.any_of) {
+        (ValueType::AnyOf, Some(any_of)) if any_of.any_term().is_some() => Cow::Owned(match any_of.any_term() {
+            Some(true) => format!("expects {LITERAL} or an IRI as {{\"@id\": iri}}"),
+            _ => format!("expects {LITERAL}"),
+        }),
         (ValueType::AnyOf, Some(any_of)) => {
             let each: Vec<&str> = any_of
                 .alternatives
                 .iter()
-                .map(|a| type_text(a.value_type).trim_start_matches("expects "))
+                .map(|a| match a.value_type {
+                    ValueType::Reference => "an IRI as {\"@id\": iri}",
+                    t => type_text(t).trim_start_matches("expects "),
+                })
                 .collect();
             Cow::Owned(format!("expects {}", each.join(" or ")))
         }
@@ -183,8 +191,19 @@ pub fn unknown(accepted: &[&str]) -> String {
 /// several datatypes, each one's word joined with "or" (`date or datetime`).
 pub fn expected_type(p: &Property) -> Cow<'static, str> {
     match (p.value_type, &p.any_of) {
+        (ValueType::AnyOf, Some(any_of)) if any_of.any_term().is_some() => Cow::Borrowed(match any_of.any_term() {
+            Some(true) => "literal or IRI",
+            _ => "literal",
+        }),
         (ValueType::AnyOf, Some(any_of)) => {
-            let each: Vec<&str> = any_of.alternatives.iter().map(|a| type_word(a.value_type)).collect();
+            let each: Vec<&str> = any_of
+                .alternatives
+                .iter()
+                .map(|a| match a.value_type {
+                    ValueType::Reference => "IRI",
+                    t => type_word(t),
+                })
+                .collect();
             Cow::Owned(each.join(" or "))
         }
         (t, _) => Cow::Borrowed(type_word(t)),

@@ -135,9 +135,11 @@ pub struct PropertyShape {
 /// The datatypes of [`PropertyShape::any_of`] as written, and the component that says them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AnyOfShape {
+    /// Datatype IRIs, or `sh:IRI` ([`crate::model::IRI_ALTERNATIVE`]) for an IRI.
     pub datatypes: Vec<Spanned<String>>,
     /// `sh:OrConstraintComponent`, `sh:XoneConstraintComponent`, `sh:NodeConstraintComponent`
-    /// or `sh:AndConstraintComponent`.
+    /// `sh:AndConstraintComponent`, `sh:NodeKindConstraintComponent`, or empty
+    /// ([`crate::model::AnyOf::component`]).
     pub component: &'static str,
 }
 

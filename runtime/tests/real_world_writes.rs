@@ -50,6 +50,14 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
     let p = class.property(name).unwrap();
     Ok(match term {
         Term::Blank(_) => return Err("a blank node value (the tools write IRIs)"),
+        Term::Iri(iri)
+            if p.any_of
+                .iter()
+                .flat_map(|a| &a.alternatives)
+                .any(|a| a.value_type == ValueType::Reference) =>
+        {
+            json!({ "@id": iri.to_string() })
+        }
         Term::Iri(iri) => {
             if p.value_type != ValueType::Reference && p.node_kind.is_none() {
                 return Err("an IRI value of a property the compiler types as text");
@@ -58,7 +66,7 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
         }
         Term::Literal(l)
             if l.language.is_some()
-                && p.value_type != ValueType::LangString
+                && !matches!(p.value_type, ValueType::LangString | ValueType::AnyOf)
                 && !(p.value_type == ValueType::String && rdf_data::language_blind(class, name)) =>
         {
             return Err("a language-tagged value of a property whose shapes read the language");
@@ -70,6 +78,10 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
             let value = rdf_data::literal_value(own, l);
             match shacl_mcp::engine::values::alternative(p, &value) {
                 Some(a) if a.datatype == l.datatype => value,
+                // Of a property that says no datatype (any literal, or any term), a literal of a
+                // datatype no JSON value carries (`xsd:date`) is given as its text, as a user
+                // would.
+                _ if p.any_of.as_ref().and_then(|a| a.any_term()).is_some() => json!(l.lexical),
                 _ => return Err("a value whose datatype its JSON value does not carry"),
             }
         }
@@ -294,6 +306,6 @@ fn published_data_as_writes() {
         summary.join("\n")
     );
     // 30 and 66 when this test was written: more may fit as the compiler accepts more.
-    assert!(totals.0 >= 30 && totals.1 >= 66, "only {totals:?} instances fit");
+    assert!(totals.0 >= 40 && totals.1 >= 66, "only {totals:?} instances fit");
     assert!(disagree.is_empty(), "writes disagree with the validator: {disagree:#?}");
 }

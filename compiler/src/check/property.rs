@@ -8,7 +8,7 @@ use super::{ClassIndex, Draft, Header};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal::is_iri;
 use crate::model::{
-    Access, ActionKind, AllowedValue, Alternative, AnyOf, Constraints, NodeKind, Pattern, Property,
+    Access, ActionKind, AllowedValue, Alternative, AnyOf, Constraints, IRI_ALTERNATIVE, NodeKind, Pattern, Property,
     RESERVED_PROPERTY_NAMES, ReadOnlyReason, Relation, ValueType, local_name,
 };
 use crate::shape::{AnyOfShape, ClassShape, PropertyShape};
@@ -436,6 +436,13 @@ fn any_of(
 ) -> Option<AnyOf> {
     let mut alternatives = Vec::new();
     for d in &shape.datatypes {
+        if d.value == IRI_ALTERNATIVE {
+            alternatives.push(Alternative {
+                datatype: d.value.clone(),
+                value_type: ValueType::Reference,
+            });
+            continue;
+        }
         match vocabulary::datatype(&d.value) {
             Some((datatype, value_type)) => alternatives.push(Alternative { datatype, value_type }),
             None => diags.push(

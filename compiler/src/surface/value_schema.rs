@@ -17,10 +17,15 @@ pub fn property_value_schema(p: &Property) -> Value {
     let c = &p.constraints;
     if let Some(any_of) = &p.any_of {
         // The one `anyOf` of a tool schema (docs/tools.md): a value of one of several datatypes.
-        let each = any_of
-            .alternatives
-            .iter()
-            .map(|a| property_value_schema(&alternative(p, a)));
+        let each = any_of.alternatives.iter().map(|a| match a.value_type {
+            ValueType::Reference => json!({
+                "type": "object",
+                "properties": { "@id": { "type": "string", "pattern": IRI_PATTERN } },
+                "required": ["@id"],
+                "additionalProperties": false,
+            }),
+            _ => property_value_schema(&alternative(p, a)),
+        });
         s.insert("anyOf".into(), each.collect());
         return Value::Object(s);
     }
@@ -189,6 +194,13 @@ pub fn summary(p: &Property) -> String {
             "language-tagged string ({\"@value\": text, \"@language\": tag}, e.g. {\"@value\": \"Hallo\", \"@language\": \"de\"})"
                 .to_string()
         }
+        (ValueType::AnyOf, _) if p.any_of.as_ref().and_then(|a| a.any_term()).is_some() => {
+            let literal = "any literal (a string, a number, a boolean, or {\"@value\": text, \"@language\": tag})";
+            match p.any_of.as_ref().and_then(|a| a.any_term()) {
+                Some(true) => format!("{literal} or an IRI ({{\"@id\": iri}})"),
+                _ => literal.to_string(),
+            }
+        }
         (ValueType::AnyOf, _) => {
             // Each datatype's own word, as a single optional value of that datatype says it.
             let one = Property {
@@ -198,7 +210,12 @@ pub fn summary(p: &Property) -> String {
                 ..p.clone()
             };
             let alternatives = p.any_of.iter().flat_map(|a| &a.alternatives);
-            let each: Vec<String> = alternatives.map(|a| summary(&alternative(&one, a))).collect();
+            let each: Vec<String> = alternatives
+                .map(|a| match a.value_type {
+                    ValueType::Reference => "IRI ({\"@id\": iri})".to_string(),
+                    _ => summary(&alternative(&one, a)),
+                })
+                .collect();
             each.join(" or ")
         }
         (t, _) => t.type_name().to_string(),

@@ -38,8 +38,12 @@ impl Problem {
     }
 
     /// The SHACL Core constraint component the problem breaks, with the fix of
-    /// [`shacl_mcp_compiler::problems::fix`].
+    /// [`shacl_mcp_compiler::problems::fix`]; an empty component (a problem of the call's
+    /// form) names none.
     pub fn breaks(mut self, component: &str) -> Self {
+        if component.is_empty() {
+            return self;
+        }
         self.fix = Some(shacl_mcp_compiler::problems::fix(component).to_string());
         self.constraint = Some(component.to_string());
         self

@@ -135,12 +135,13 @@ impl<'c> LinkTyper<'c> {
 fn typed(property: &Property, target: &str) -> Option<Term> {
     let value = values::read(property, target)?;
     // A value of several datatypes is the one its write chose (`values::alternative`).
-    let (value_type, datatype) = match property.value_type {
+    let (value_type, datatype, value) = match property.value_type {
         ValueType::AnyOf => {
             let a = values::alternative(property, &value)?;
-            (a.value_type, Some(a.datatype.as_str()))
+            let datatype = (a.value_type != ValueType::Reference).then_some(a.datatype.as_str());
+            (a.value_type, datatype, values::plain(a, &value))
         }
-        t => (t, property.datatype.as_deref()),
+        t => (t, property.datatype.as_deref(), value),
     };
     if matches!(value_type, ValueType::String | ValueType::DateTime(_)) {
         let text = match values::decode(target) {

@@ -13,11 +13,26 @@ use super::validate::type_ok;
 pub fn encode(property: &Property, value: &Value) -> String {
     match property.value_type {
         ValueType::AnyOf => match alternative(property, value) {
-            Some(a) => encode_as(a.value_type, value),
+            Some(a) => encode_as(a.value_type, &plain(a, value)),
             None => encode_as(ValueType::String, value),
         },
         t => encode_as(t, value),
     }
+}
+
+/// A value of the alternative `a` as a value of its own type: an IRI alternative's
+/// `{"@id": iri}` is the IRI.
+pub fn plain(a: &Alternative, value: &Value) -> Value {
+    match (a.value_type, node_iri(value)) {
+        (ValueType::Reference, Some(iri)) => Value::String(iri.to_string()),
+        _ => value.clone(),
+    }
+}
+
+/// The IRI of a JSON-LD node reference `{"@id": "<iri>"}` (that key only, an IRI).
+pub fn node_iri(value: &Value) -> Option<&str> {
+    let o = value.as_object().filter(|o| o.len() == 1)?;
+    o.get("@id")?.as_str().filter(|iri| literal::is_iri(iri))
 }
 
 /// The link target of a value of type `value_type`.
@@ -47,6 +62,9 @@ pub fn alternative<'p>(property: &'p Property, value: &Value) -> Option<&'p Alte
 
 /// Whether `value` is a value of the datatype `a`.
 pub fn fits(a: &Alternative, value: &Value) -> bool {
+    if a.value_type == ValueType::Reference {
+        return node_iri(value).is_some();
+    }
     if !type_ok(a.value_type, value) {
         return false;
     }
@@ -75,10 +93,13 @@ pub fn read(property: &Property, target: &str) -> Option<Value> {
     match (property.value_type, &property.any_of) {
         // The first datatype that reads the target by its own spelling: a text is read as text
         // only by a text datatype, a number only by a numeric one.
-        (ValueType::AnyOf, Some(any_of)) => any_of
-            .alternatives
-            .iter()
-            .find_map(|a| read_as(a.value_type, strict(a.value_type, &decoded)?.clone())),
+        (ValueType::AnyOf, Some(any_of)) => any_of.alternatives.iter().find_map(|a| {
+            let value = read_as(a.value_type, strict(a.value_type, &decoded)?.clone())?;
+            Some(match a.value_type {
+                ValueType::Reference => serde_json::json!({ "@id": value }),
+                _ => value,
+            })
+        }),
         (t, _) => read_as(t, decoded),
     }
 }
@@ -91,6 +112,7 @@ fn strict(value_type: ValueType, decoded: &Decoded) -> Option<&Decoded> {
         (ValueType::LangString, Decoded::LangString { .. }) => true,
         (ValueType::Boolean, Decoded::Boolean(_)) => true,
         (ValueType::Integer(_) | ValueType::Number, Decoded::Number(_)) => true,
+        (ValueType::Reference, Decoded::Iri(s)) => literal::is_iri(s),
         _ => false,
     };
     fits.then_some(decoded)

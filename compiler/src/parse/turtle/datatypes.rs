@@ -42,6 +42,18 @@ impl Reader<'_, '_> {
         Some((datatypes, by?))
     }
 
+    /// Whether the property shape's `sh:in` lists IRIs only, or its `sh:hasValue` is an IRI.
+    pub(super) fn says_iri_values(&self, node: &Node) -> bool {
+        let graph = self.graph;
+        let iri = |o: &Obj| matches!(o, Obj::Node(Node::Iri(_)));
+        let listed = graph.objects(node, &sh("in")).into_iter().any(|head| {
+            graph
+                .list(head)
+                .is_ok_and(|members| !members.is_empty() && members.iter().all(iri))
+        });
+        listed || graph.objects(node, &sh("hasValue")).into_iter().any(iri)
+    }
+
     /// What the value of `sh:<local>` (a list for `or`, `xone`, `and`; a shape for `node`) says.
     fn said_by(&self, local: &str, object: &Obj, depth: usize) -> Said {
         if local == "node" {

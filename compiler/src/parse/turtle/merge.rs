@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::model::Enforced;
-use crate::model::local_name;
+use crate::model::{NodeKind, local_name};
 use crate::shacl::vocab::compact;
 use crate::shape::{ClassShape, PropertyShape, Spanned};
 
@@ -163,6 +163,28 @@ fn conjoin(first: &mut PropertyShape, other: PropertyShape) -> Vec<Enforced> {
     either(&mut first.has_value, other.has_value, |v| {
         note("hasValue", format!("one of the values must be {}", show(v)))
     });
+    // Several datatypes (or any term) say the least of a value: a datatype, class, node kind
+    // or list of values from the other part says more and types the property instead (the
+    // shapes that said the datatypes were noted as the engine's where they were read).
+    let more = first.datatype.is_some()
+        || first.class.is_some()
+        || first.in_values.is_some()
+        || first.has_value.is_some()
+        || first
+            .node_kind
+            .as_ref()
+            .and_then(|k| crate::check::node_kind(&k.value))
+            .is_some_and(|k| {
+                !matches!(
+                    k,
+                    NodeKind::Literal | NodeKind::IriOrLiteral | NodeKind::BlankNodeOrLiteral
+                )
+            });
+    first.any_of = match (first.any_of.take(), other.any_of) {
+        _ if more => None,
+        (Some(a), Some(b)) if a.component.is_empty() => Some(b),
+        (a, b) => a.or(b),
+    };
     for (parameter, words, mine, theirs) in [
         (
             "minInclusive",

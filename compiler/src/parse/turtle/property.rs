@@ -113,8 +113,10 @@ impl<'g> Reader<'g, '_> {
         p.origin = origin.clone();
         if !self.violation_severity(node) {
             // A warning or an info is reported, never refused: no typed check may refuse a
-            // write for it, so every constraint of the shape is the engine's.
+            // write for it, so every constraint of the shape is the engine's, and the tools
+            // take any term.
             self.classify(node, &[], &at, Some(&property));
+            p.any_of = Some(any_term_shape(&p.origin));
             return Some((order, p));
         }
         p.datatype = self.iri(node, "datatype", &at, shape).map(spanned);
@@ -139,17 +141,37 @@ impl<'g> Reader<'g, '_> {
     }
 
     /// With no `sh:datatype` of its own, a literal property takes the datatypes other shapes
-    /// say for it (`datatypes.rs`): one is its datatype, several its [`AnyOfShape`].
+    /// say for it (`datatypes.rs`): one is its datatype, several its [`AnyOfShape`]. A property
+    /// saying nothing of its values' kind whose `sh:in` or `sh:hasValue` are IRIs is an IRI one.
     fn datatypes_through_shapes(&self, node: &Node, p: &mut PropertyShape) {
-        let literal = p
-            .node_kind
-            .as_ref()
-            .and_then(|k| crate::check::node_kind(&k.value))
-            .is_none_or(|k| k == NodeKind::Literal);
+        let kind = p.node_kind.as_ref().and_then(|k| crate::check::node_kind(&k.value));
+        let literal = kind.is_none_or(|k| {
+            matches!(
+                k,
+                NodeKind::Literal | NodeKind::IriOrLiteral | NodeKind::BlankNodeOrLiteral
+            )
+        });
         if p.datatype.is_some() || p.class.is_some() || !literal {
             return;
         }
-        let Some((mut datatypes, component)) = self.datatypes_said(node) else {
+        if p.node_kind.is_none() && self.says_iri_values(node) {
+            // `sh:in` or `sh:hasValue` of IRIs only: every conforming value is an IRI.
+            p.node_kind = Some(Spanned::new(sh("IRI"), p.origin.clone()));
+            return;
+        }
+        let said = self.datatypes_said(node).or_else(|| {
+            // No datatype said: any literal the node kind allows, or any term at all.
+            let values_said = p.in_values.is_some() || p.has_value.is_some();
+            let (iri, component) = match kind {
+                Some(NodeKind::IriOrLiteral) => (true, crate::problems::component::NODE_KIND),
+                Some(_) => (false, crate::problems::component::NODE_KIND),
+                None if values_said => return None,
+                None => (true, ""),
+            };
+            let each = crate::model::any_term(iri).into_iter().map(|a| a.datatype);
+            Some((each.collect(), component))
+        });
+        let Some((mut datatypes, component)) = said else {
             return;
         };
         let spanned = |v: String| Spanned::new(v, p.origin.clone());
@@ -451,5 +473,16 @@ impl<'g> Reader<'g, '_> {
             self.invalid(at, shape, DASH_READ_ONLY, obj, "a boolean", "true");
         }
         value
+    }
+}
+
+/// The [`AnyOfShape`] of a property the shapes say nothing typed of: any literal or IRI.
+fn any_term_shape(origin: &Origin) -> AnyOfShape {
+    AnyOfShape {
+        datatypes: crate::model::any_term(true)
+            .into_iter()
+            .map(|a| Spanned::new(a.datatype, origin.clone()))
+            .collect(),
+        component: "",
     }
 }

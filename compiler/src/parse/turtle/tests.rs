@@ -561,7 +561,7 @@ fn what_the_engine_cannot_read_in_the_graph_the_front_end_read_is_an_error() {
 }
 
 #[test]
-fn datatypes_said_through_other_shapes_type_the_property() {
+fn what_the_shapes_say_of_a_value_types_it() {
     let (doc, diagnostics) = parse_ok(
         "ex:DateOrDateTime a sh:NodeShape ; sh:or ( [ sh:datatype xsd:date ] [ sh:datatype xsd:dateTime ] ) .
          ex:Year a sh:NodeShape ; sh:datatype xsd:gYear .
@@ -574,6 +574,9 @@ fn datatypes_said_through_other_shapes_type_the_property() {
             sh:property [ sh:path ex:both ; sh:and ( ex:DateOrDateTime [ sh:datatype xsd:date ] ) ] ;
             sh:property [ sh:path ex:open ; sh:or ( [ sh:datatype xsd:date ] [ sh:minLength 3 ] ) ] ;
             sh:property [ sh:path ex:iri ; sh:or ( [ sh:datatype xsd:date ] [ sh:nodeKind sh:IRI ] ) ] ;
+            sh:property [ sh:path ex:nothing ] ;
+            sh:property [ sh:path ex:status ; sh:in ( ex:Draft ex:Published ) ] ;
+            sh:property [ sh:path ex:note ; sh:nodeKind sh:Literal ] ;
             sh:property [ sh:path ex:own ; sh:datatype xsd:string ;
                 sh:or ( [ sh:datatype xsd:date ] [ sh:datatype xsd:dateTime ] ) ] .",
     );
@@ -609,11 +612,21 @@ fn datatypes_said_through_other_shapes_type_the_property() {
         Some(xsd("gYear"))
     );
     assert_eq!(by("both").datatype.as_ref().map(|d| d.value.clone()), Some(xsd("date")));
-    // A member that says nothing of the datatype (or allows IRIs) lets any value through.
-    for name in ["open", "iri"] {
-        assert_eq!(any_of(name), None, "{name}");
+    // A member that says nothing of the datatype (or allows IRIs) lets any value through:
+    // any literal or IRI, as a property that says nothing at all.
+    let any_term: Vec<String> = crate::model::any_term(true).into_iter().map(|a| a.datatype).collect();
+    for name in ["open", "iri", "nothing"] {
+        assert_eq!(any_of(name), Some((any_term.clone(), "")), "{name}");
         assert_eq!(by(name).datatype, None, "{name}");
     }
+    // `sh:in` of IRIs: an IRI property; a node kind of literals: any literal.
+    assert_eq!(any_of("status"), None);
+    assert_eq!(
+        by("status").node_kind.as_ref().map(|k| k.value.as_str()),
+        Some("http://www.w3.org/ns/shacl#IRI")
+    );
+    let literal: Vec<String> = crate::model::any_term(false).into_iter().map(|a| a.datatype).collect();
+    assert_eq!(any_of("note"), Some((literal, "sh:NodeKindConstraintComponent")));
     // A datatype of its own wins (the `sh:or` is the engine's).
     assert_eq!(any_of("own"), None);
     assert_eq!(
