@@ -50,14 +50,7 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
     let p = class.property(name).unwrap();
     Ok(match term {
         Term::Blank(_) => return Err("a blank node value (the tools write IRIs)"),
-        Term::Iri(iri)
-            if p.any_of
-                .iter()
-                .flat_map(|a| &a.alternatives)
-                .any(|a| a.value_type == ValueType::Reference) =>
-        {
-            json!({ "@id": iri.to_string() })
-        }
+        Term::Iri(iri) if rdf_data::takes_iri_objects(p) => json!({ "@id": iri.to_string() }),
         Term::Iri(iri) => {
             if p.value_type != ValueType::Reference && p.node_kind.is_none() {
                 return Err("an IRI value of a property the compiler types as text");
@@ -71,20 +64,7 @@ fn tool_value(class: &Class, name: &str, term: &Term) -> Result<Value, &'static 
         {
             return Err("a language-tagged value of a property whose shapes read the language");
         }
-        Term::Literal(l) if p.value_type == ValueType::AnyOf => {
-            // The value as its own datatype gives it; the tools write it with the first datatype
-            // of the property it fits, which must be the literal's.
-            let own = shacl_mcp_compiler::check::datatype(&l.datatype).map_or(ValueType::String, |(_, t)| t);
-            let value = rdf_data::literal_value(own, l);
-            match shacl_mcp::engine::values::alternative(p, &value) {
-                Some(a) if a.datatype == l.datatype => value,
-                // Of a property that says no datatype (any literal, or any term), a literal of a
-                // datatype no JSON value carries (`xsd:date`) is given as its text, as a user
-                // would.
-                _ if p.any_of.as_ref().and_then(|a| a.any_term()).is_some() => json!(l.lexical),
-                _ => return Err("a value whose datatype its JSON value does not carry"),
-            }
-        }
+        Term::Literal(l) if p.value_type == ValueType::AnyOf => rdf_data::any_of_value(p, l)?,
         Term::Literal(l) => rdf_data::literal_value(p.value_type, l),
     })
 }

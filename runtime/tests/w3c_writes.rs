@@ -143,8 +143,8 @@ fn w3c_core_tests_as_writes() {
         "{fit} tests fit, {} agree: {agree:#?}\nnot fitting: {unfit:#?}",
         agree.len()
     );
-    // 16 of the 98 since language-tagged values are written (docs/validation.md): more may
-    // fit as the compiler accepts more, never fewer.
-    assert!(fit >= 16, "only {fit} W3C tests run as writes");
+    // 21 of the 98 since properties the shapes say nothing of take any term, IRIs as
+    // {"@id": …} (docs/dna-format.md): more may fit as the compiler accepts more, never fewer.
+    assert!(fit >= 21, "only {fit} W3C tests run as writes");
     assert!(disagree.is_empty(), "writes disagree with the suite: {disagree:#?}");
 }

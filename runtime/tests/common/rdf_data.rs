@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 use shacl_mcp::engine::Engine;
-use shacl_mcp_compiler::model::{Class, ValueType};
+use shacl_mcp_compiler::model::{Class, Property, ValueType};
 use shacl_mcp_compiler::shacl::{Graph, Literal, MemoryGraph, Term};
 
 pub const RDF_TYPE: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type";
@@ -54,11 +54,17 @@ pub fn plan<'g>(
         };
         let q = class.property(&name).unwrap();
         let text_will_do = q.value_type == ValueType::String && language_blind(class, &name);
-        if is_tagged(o) && q.value_type != ValueType::LangString && !text_will_do {
+        let tagged_value = matches!(q.value_type, ValueType::LangString | ValueType::AnyOf);
+        if is_tagged(o) && !tagged_value && !text_will_do {
             return Err("language-tagged values where a shape reads the language");
         }
-        if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() {
+        if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() && !takes_iri_objects(q) {
             return Err("an IRI value of a property the compiler types as text");
+        }
+        if let Term::Literal(l) = o
+            && q.value_type == ValueType::AnyOf
+        {
+            any_of_value(q, l)?;
         }
         if q.collection {
             let items = entry.1.entry(name).or_insert_with(|| json!([]));
@@ -142,11 +148,35 @@ impl Plan {
 pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(String, Value)> {
     let p = class.visible_properties().find(|p| p.path == predicate)?;
     let value = match term {
+        Term::Iri(iri) if takes_iri_objects(p) => json!({ "@id": iri.to_string() }),
         Term::Iri(iri) => json!(iri.to_string()),
+        Term::Literal(l) if p.value_type == ValueType::AnyOf => any_of_value(p, l).unwrap_or_else(|_| json!(l.lexical)),
         Term::Literal(l) => literal_value(p.value_type, l),
         Term::Blank(_) => return None,
     };
     Some((p.name.clone(), value))
+}
+
+/// A property of several datatypes one of which is an IRI, given as `{"@id": …}`.
+pub fn takes_iri_objects(p: &Property) -> bool {
+    p.any_of
+        .iter()
+        .flat_map(|a| &a.alternatives)
+        .any(|a| a.value_type == ValueType::Reference)
+}
+
+/// The tool value of a literal for a property of several datatypes: the value its own datatype
+/// gives it, which the tools write with the first datatype of the property it fits: that must
+/// be the literal's. Of a property that says no datatype (any literal or term), a literal of a
+/// datatype no JSON value carries (`xsd:date`) is given as its text, as a user would.
+pub fn any_of_value(p: &Property, l: &Literal) -> Result<Value, Unfit> {
+    let own = shacl_mcp_compiler::check::datatype(&l.datatype).map_or(ValueType::String, |(_, t)| t);
+    let value = literal_value(own, l);
+    match shacl_mcp::engine::values::alternative(p, &value) {
+        Some(a) if a.datatype == l.datatype => Ok(value),
+        _ if p.any_of.as_ref().and_then(|a| a.any_term()).is_some() => Ok(json!(l.lexical)),
+        _ => Err("a value whose datatype its JSON value does not carry"),
+    }
 }
 
 /// A literal as the tool value of a property of type `value_type` (its lexical form where it
