@@ -4,6 +4,8 @@
 //! what is read here only gives the tool its value type, so an agent can write a value that
 //! conforms (docs/dna-format.md, Datatypes said through other shapes).
 
+use std::cell::Cell;
+
 use super::graph::{Node, Obj};
 use super::{Reader, sh};
 use crate::problems::component;
@@ -11,6 +13,10 @@ use crate::problems::component;
 /// How deep `sh:node` / `sh:and` / `sh:or` may nest before the reading gives up (shapes may
 /// refer to each other in a cycle).
 const MAX_DEPTH: usize = 8;
+
+/// How many shapes one property's reading may visit (wide lists of shared shapes nest
+/// exponentially): beyond it the reading says nothing, and the engine alone judges the value.
+const MAX_VISITS: usize = 4096;
 
 /// What a shape says of its value node's datatype: `None` nothing (any value, as far as the
 /// datatype goes), else the datatypes allowed, in the order written (maybe none: a
@@ -22,6 +28,7 @@ impl Reader<'_, '_> {
     /// on the property that says them; `None` when they say nothing of the datatype, or
     /// nothing a tool can type (no datatype left, or a value that may also be an IRI).
     pub(super) fn datatypes_said(&self, node: &Node) -> Option<(Vec<String>, &'static str)> {
+        let visits = Cell::new(0);
         let mut said: Said = None;
         let mut by = None;
         for (local, component) in [
@@ -31,12 +38,15 @@ impl Reader<'_, '_> {
             ("and", component::AND),
         ] {
             for object in self.graph.objects(node, &sh(local)) {
-                let Some(these) = self.said_by(local, object, 0) else {
+                let Some(these) = self.said_by(local, object, 0, &visits) else {
                     continue;
                 };
                 said = Some(meet(said, these));
                 by.get_or_insert(component);
             }
+        }
+        if visits.get() > MAX_VISITS {
+            return None;
         }
         let datatypes = said.filter(|d| !d.is_empty())?;
         Some((datatypes, by?))
@@ -55,12 +65,12 @@ impl Reader<'_, '_> {
     }
 
     /// What the value of `sh:<local>` (a list for `or`, `xone`, `and`; a shape for `node`) says.
-    fn said_by(&self, local: &str, object: &Obj, depth: usize) -> Said {
+    fn said_by(&self, local: &str, object: &Obj, depth: usize, visits: &Cell<usize>) -> Said {
         if local == "node" {
-            return self.said_of(object, depth + 1);
+            return self.said_of(object, depth + 1, visits);
         }
         let members = self.graph.list(object).ok()?;
-        let each = members.iter().map(|m| self.said_of(m, depth + 1));
+        let each = members.iter().map(|m| self.said_of(m, depth + 1, visits));
         if local == "and" {
             each.flatten().reduce(|a, b| meet(Some(a), b))
         } else {
@@ -78,10 +88,14 @@ impl Reader<'_, '_> {
     }
 
     /// What a shape used as `sh:node` or a list member says of its (same) value node.
-    fn said_of(&self, shape: &Obj, depth: usize) -> Said {
+    fn said_of(&self, shape: &Obj, depth: usize, visits: &Cell<usize>) -> Said {
         let Obj::Node(node) = shape else {
             return None;
         };
+        visits.set(visits.get() + 1);
+        if visits.get() > MAX_VISITS {
+            return None;
+        }
         // A property shape, or a shape allowing IRIs, is not about the value's datatype.
         let graph = self.graph;
         if depth > MAX_DEPTH || ["path", "class", "nodeKind"].iter().any(|l| graph.has(node, &sh(l))) {
@@ -106,7 +120,7 @@ impl Reader<'_, '_> {
         };
         for local in ["or", "xone", "node", "and"] {
             for object in graph.objects(node, &sh(local)) {
-                if let Some(these) = self.said_by(local, object, depth) {
+                if let Some(these) = self.said_by(local, object, depth, visits) {
                     said = Some(meet(said, these));
                 }
             }
