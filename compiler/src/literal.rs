@@ -76,6 +76,22 @@ pub fn is_iri(s: &str) -> bool {
         && !has_whitespace(s)
 }
 
+/// A blank node as tool values and links spell it: `_:` and a label of ASCII letters, digits,
+/// `_`, `-` and `.` (N-Triples' form, narrowed to ASCII), not starting with `-` or `.`.
+pub fn is_blank(s: &str) -> bool {
+    let Some(label) = s.strip_prefix("_:") else {
+        return false;
+    };
+    let mut bytes = label.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_alphanumeric() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+}
+
+/// A node: an IRI or a blank node (`_:label`).
+pub fn is_node(s: &str) -> bool {
+    is_iri(s) || is_blank(s)
+}
+
 /// `s.chars().any(char::is_whitespace)`, a byte at a time when the text is ASCII.
 fn has_whitespace(s: &str) -> bool {
     if s.is_ascii() {

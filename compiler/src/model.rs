@@ -153,7 +153,38 @@ pub struct Property {
     pub extras: Map<String, Value>,
 }
 
+/// Which nodes a value of a node-valued property may be (`sh:nodeKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Nodes {
+    /// IRIs (`sh:IRI`, or no node kind said).
+    Iri,
+    /// Blank nodes, spelled `_:label` (`sh:BlankNode`).
+    Blank,
+    /// Either (`sh:BlankNodeOrIRI`; the Turtle front end reads a bare `sh:class` so).
+    IriOrBlank,
+}
+
+impl Nodes {
+    /// Whether `s` spells such a node.
+    pub fn allow(self, s: &str) -> bool {
+        match self {
+            Nodes::Iri => crate::literal::is_iri(s),
+            Nodes::Blank => crate::literal::is_blank(s),
+            Nodes::IriOrBlank => crate::literal::is_node(s),
+        }
+    }
+}
+
 impl Property {
+    /// Which nodes its values may be, when they are nodes.
+    pub fn nodes(&self) -> Nodes {
+        match self.node_kind {
+            Some(NodeKind::BlankNode) => Nodes::Blank,
+            Some(NodeKind::BlankNodeOrIri) => Nodes::IriOrBlank,
+            _ => Nodes::Iri,
+        }
+    }
+
     pub fn is_marker(&self) -> bool {
         self.access == Access::ReadOnly(ReadOnlyReason::Marker)
     }
@@ -232,12 +263,18 @@ pub struct AnyOf {
 }
 
 impl AnyOf {
-    /// `Some(iri)` when the datatypes are [`any_term`]`(iri)`: any literal (or IRI), which
-    /// texts say as such rather than datatype by datatype.
+    /// The nodes its node alternative takes, if it has one.
+    pub fn nodes(&self) -> Option<Nodes> {
+        self.alternatives.iter().find_map(|a| alternative_nodes(&a.datatype))
+    }
+
+    /// `Some(node)` when the datatypes are [`any_term`]: any literal (with `node` true, also a
+    /// node), which texts say as such rather than datatype by datatype.
     pub fn any_term(&self) -> Option<bool> {
-        [false, true]
+        [None, Some(IRI_ALTERNATIVE), Some(NODE_ALTERNATIVE)]
             .into_iter()
-            .find(|iri| self.alternatives == any_term(*iri))
+            .find(|node| self.alternatives == any_term(*node))
+            .map(|node| node.is_some())
     }
 }
 
@@ -254,11 +291,23 @@ pub struct Alternative {
 /// The [`Alternative::datatype`] of an IRI value (`sh:IRI`).
 pub const IRI_ALTERNATIVE: &str = "http://www.w3.org/ns/shacl#IRI";
 
+/// The [`Alternative::datatype`] of an IRI or blank node value (`sh:BlankNodeOrIRI`).
+pub const NODE_ALTERNATIVE: &str = "http://www.w3.org/ns/shacl#BlankNodeOrIRI";
+
+/// The nodes an alternative of datatype `datatype` takes, when it takes nodes.
+pub fn alternative_nodes(datatype: &str) -> Option<Nodes> {
+    match datatype {
+        IRI_ALTERNATIVE => Some(Nodes::Iri),
+        NODE_ALTERNATIVE => Some(Nodes::IriOrBlank),
+        _ => None,
+    }
+}
+
 /// The alternatives of a value the shapes allow to be any literal (`sh:nodeKind sh:Literal`
-/// and no datatype), and with `iri` also an IRI (`sh:IRIOrLiteral`, or nothing said of the
-/// value at all): text, a language-tagged text, a whole number, a number, a boolean, each
-/// written as its own datatype.
-pub fn any_term(iri: bool) -> Vec<Alternative> {
+/// and no datatype), and with `node` ([`IRI_ALTERNATIVE`] for `sh:IRIOrLiteral`,
+/// [`NODE_ALTERNATIVE`] when nothing is said of the value at all) also a node: text, a
+/// language-tagged text, a whole number, a number, a boolean, each written as its own datatype.
+pub fn any_term(node: Option<&str>) -> Vec<Alternative> {
     const XSD: &str = "http://www.w3.org/2001/XMLSchema#";
     let mut all = vec![
         (format!("{XSD}string"), ValueType::String),
@@ -267,8 +316,8 @@ pub fn any_term(iri: bool) -> Vec<Alternative> {
         (format!("{XSD}decimal"), ValueType::Number),
         (format!("{XSD}boolean"), ValueType::Boolean),
     ];
-    if iri {
-        all.push((IRI_ALTERNATIVE.to_string(), ValueType::Reference));
+    if let Some(node) = node {
+        all.push((node.to_string(), ValueType::Reference));
     }
     all.into_iter()
         .map(|(datatype, value_type)| Alternative { datatype, value_type })

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::model::{Property, TemporalKind, ValueType};
+use crate::model::{Nodes, Property, TemporalKind, ValueType};
 
 /// The SHACL Core constraint components the typed checks stand for: each problem of a value
 /// names the one it breaks (`constraint` in the envelope), as the engine's problems do.
@@ -93,7 +93,7 @@ pub fn type_problem(p: &Property) -> Cow<'static, str> {
     const LITERAL: &str = "a literal (a string, a number, true or false, or {\"@value\": text, \"@language\": tag})";
     match (p.value_type, &p.any_of) {
         (ValueType::AnyOf, Some(any_of)) if any_of.any_term().is_some() => Cow::Owned(match any_of.any_term() {
-            Some(true) => format!("expects {LITERAL} or an IRI as {{\"@id\": iri}}"),
+            Some(true) => format!("expects {LITERAL} or {}", node_text(any_of.nodes())),
             _ => format!("expects {LITERAL}"),
         }),
         (ValueType::AnyOf, Some(any_of)) => {
@@ -101,7 +101,7 @@ pub fn type_problem(p: &Property) -> Cow<'static, str> {
                 .alternatives
                 .iter()
                 .map(|a| match a.value_type {
-                    ValueType::Reference => "an IRI as {\"@id\": iri}",
+                    ValueType::Reference => node_text(any_of.nodes()),
                     t => type_text(t).trim_start_matches("expects "),
                 })
                 .collect();
@@ -156,6 +156,17 @@ pub fn too_few(min: u64) -> String {
 }
 
 pub const NOT_AN_IRI: &str = "not an IRI (expected a scheme, e.g. ad4m://…, did:key:…, https://…)";
+pub const NOT_A_BLANK_NODE: &str = "not a blank node (expected _:label)";
+pub const NOT_A_NODE: &str = "not an IRI or a blank node (expected a scheme, e.g. https://…, or _:label)";
+
+/// The problem of a value that is not a node `nodes` allows.
+pub fn not_a_node(nodes: crate::model::Nodes) -> &'static str {
+    match nodes {
+        crate::model::Nodes::Iri => NOT_AN_IRI,
+        crate::model::Nodes::Blank => NOT_A_BLANK_NODE,
+        crate::model::Nodes::IriOrBlank => NOT_A_NODE,
+    }
+}
 pub const MISSING: &str = "missing required property";
 pub const ARRAY_FOR_SINGLE: &str = "expects a single value, not an array";
 pub const NOT_AN_ARRAY: &str = "expects an array of values";
@@ -192,6 +203,7 @@ pub fn unknown(accepted: &[&str]) -> String {
 pub fn expected_type(p: &Property) -> Cow<'static, str> {
     match (p.value_type, &p.any_of) {
         (ValueType::AnyOf, Some(any_of)) if any_of.any_term().is_some() => Cow::Borrowed(match any_of.any_term() {
+            Some(true) if any_of.nodes() == Some(Nodes::IriOrBlank) => "literal or node",
             Some(true) => "literal or IRI",
             _ => "literal",
         }),
@@ -200,6 +212,7 @@ pub fn expected_type(p: &Property) -> Cow<'static, str> {
                 .alternatives
                 .iter()
                 .map(|a| match a.value_type {
+                    ValueType::Reference if any_of.nodes() == Some(Nodes::IriOrBlank) => "node",
                     ValueType::Reference => "IRI",
                     t => type_word(t),
                 })
@@ -207,6 +220,14 @@ pub fn expected_type(p: &Property) -> Cow<'static, str> {
             Cow::Owned(each.join(" or "))
         }
         (t, _) => Cow::Borrowed(type_word(t)),
+    }
+}
+
+/// How a value of a node alternative is given.
+fn node_text(nodes: Option<Nodes>) -> &'static str {
+    match nodes {
+        Some(Nodes::IriOrBlank) => "an IRI or a blank node as {\"@id\": iri or _:label}",
+        _ => "an IRI as {\"@id\": iri}",
     }
 }
 

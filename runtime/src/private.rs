@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 pub use serde_json;
 pub use serde_json::{Map, Value};
-pub use shacl_mcp_compiler::literal::{is_iri, lang_value};
+pub use shacl_mcp_compiler::literal::{is_blank, is_iri, is_node, lang_value};
 pub use shacl_mcp_compiler::model::{Access, ReadOnlyReason, TemporalKind};
 
 pub use crate::compiled::{CompiledClass, CompiledDna, Source};
@@ -22,12 +22,15 @@ pub use crate::types::{Date, DateTime, InstanceMeta, Iri, LangString, Time, Valu
 /// Whether a value has one of `datatypes` (full IRIs, in the shapes' order): the type check of
 /// a property of several datatypes, as the interpreter's `has_type` makes it.
 pub fn any_of_ok(datatypes: &[&str], value: &Value) -> bool {
+    use shacl_mcp_compiler::model::{Alternative, ValueType, alternative_nodes};
+    let alternative = |d: &&str| match alternative_nodes(d) {
+        Some(_) => Some((d.to_string(), ValueType::Reference)),
+        None => shacl_mcp_compiler::check::datatype(d),
+    };
     datatypes
         .iter()
-        .filter_map(|d| shacl_mcp_compiler::check::datatype(d))
-        .any(|(datatype, value_type)| {
-            crate::engine::values::fits(&shacl_mcp_compiler::model::Alternative { datatype, value_type }, value)
-        })
+        .filter_map(alternative)
+        .any(|(datatype, value_type)| crate::engine::values::fits(&Alternative { datatype, value_type }, value))
 }
 
 /// A pattern of the DNA, compiled on first use (it was checked to compile at build time).

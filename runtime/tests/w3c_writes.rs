@@ -8,8 +8,9 @@
 //! with `add_link`, the unvalidated path, as data the tools did not write. Creates that are
 //! refused are tried again after the others (a reference needs its target to exist first) until
 //! a round changes nothing. A test *fits* when its DNA serves at least one class, every focus
-//! node of its expected results is such an instance, and its data has no blank node (the tools
-//! write IRIs); the others are counted with their reason. Language-tagged values are JSON-LD
+//! node of its expected results is such an instance, and each of its values fits its property
+//! (a blank node is written as `_:label` where the node kind allows one); the others are counted
+//! with their reason. Language-tagged values are JSON-LD
 //! value objects for `rdf:langString` properties, `literal:lang:` links otherwise.
 
 mod common;

@@ -8,8 +8,8 @@ use super::{ClassIndex, Draft, Header};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::literal::is_iri;
 use crate::model::{
-    Access, ActionKind, AllowedValue, Alternative, AnyOf, Constraints, IRI_ALTERNATIVE, NodeKind, Pattern, Property,
-    RESERVED_PROPERTY_NAMES, ReadOnlyReason, Relation, ValueType, local_name,
+    Access, ActionKind, AllowedValue, Alternative, AnyOf, Constraints, NodeKind, Pattern, Property,
+    RESERVED_PROPERTY_NAMES, ReadOnlyReason, Relation, ValueType, alternative_nodes, local_name,
 };
 use crate::shape::{AnyOfShape, ClassShape, PropertyShape};
 
@@ -263,8 +263,12 @@ fn property(
         known
     });
     let any_of = p.any_of.as_ref().and_then(|shape| any_of(shape, &err, diags));
-    let is_reference =
-        relation.is_some() || p.class.is_some() || matches!(node_kind, Some(NodeKind::Iri | NodeKind::BlankNodeOrIri));
+    let is_reference = relation.is_some()
+        || p.class.is_some()
+        || matches!(
+            node_kind,
+            Some(NodeKind::Iri | NodeKind::BlankNodeOrIri | NodeKind::BlankNode)
+        );
     let value_type = match (&declared, is_reference) {
         (Some((iri, _)), true) => {
             diags.push(
@@ -436,7 +440,7 @@ fn any_of(
 ) -> Option<AnyOf> {
     let mut alternatives = Vec::new();
     for d in &shape.datatypes {
-        if d.value == IRI_ALTERNATIVE {
+        if alternative_nodes(&d.value).is_some() {
             alternatives.push(Alternative {
                 datatype: d.value.clone(),
                 value_type: ValueType::Reference,

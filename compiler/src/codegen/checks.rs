@@ -6,7 +6,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
-use crate::model::{Access, NodeKind, Property, ReadOnlyReason, TemporalKind, ValueType};
+use crate::model::{Access, NodeKind, Nodes, Property, ReadOnlyReason, TemporalKind, ValueType};
 use crate::problems as words;
 
 /// `fn check_<property>(item, refs)` for one property.
@@ -69,13 +69,18 @@ pub fn check_fn(p: &Property, rt: &TokenStream) -> TokenStream {
     }
     let needs_iri = p.value_type == ValueType::Reference || p.node_kind == Some(NodeKind::Iri);
     if text_var && needs_iri {
-        let (not_iri, component) = (words::NOT_AN_IRI, words::component::NODE_KIND);
+        let (not_iri, component) = (words::not_a_node(p.nodes()), words::component::NODE_KIND);
         let reference = match &p.target_class {
             Some(target) => quote!(else { item.reference(text, #target, references)?; }),
             None => quote!(),
         };
+        let allowed = match p.nodes() {
+            Nodes::Iri => quote!(#rt::__private::is_iri(text)),
+            Nodes::Blank => quote!(#rt::__private::is_blank(text)),
+            Nodes::IriOrBlank => quote!(#rt::__private::is_node(text)),
+        };
         body.push(quote! {
-            if !#rt::__private::is_iri(text) {
+            if !#allowed {
                 item.problem(#component, #not_iri);
             } #reference
         });

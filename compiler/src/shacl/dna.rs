@@ -24,7 +24,6 @@ use super::path::Path;
 use super::shapes::{Constraint, NodeKind, Shape, ShapeRef, Shapes, Target, pattern};
 use super::term::Term;
 use super::vocab::{XSD_BOOLEAN, XSD_DECIMAL, XSD_INTEGER, XSD_STRING};
-use crate::literal::is_iri;
 use crate::model::{self, Class, Property, ValueType};
 
 /// The shapes of `classes` (every class, or only the one named `only`). `marker_term` turns a
@@ -214,7 +213,7 @@ pub fn term_for(p: &Property, value: &Value) -> Option<Term> {
 pub fn term_as(value_type: ValueType, datatype: Option<&str>, value: &Value) -> Option<Term> {
     let datatype = |default: &str| datatype.unwrap_or(default).to_string();
     match (value_type, value) {
-        (ValueType::Reference, Value::String(s)) if is_iri(s) => Some(Term::iri(s)),
+        (ValueType::Reference, Value::String(s)) if crate::literal::is_node(s) => Some(Term::node(s)),
         (ValueType::Reference, Value::String(s)) => Some(Term::string(s.as_str())),
         (ValueType::String | ValueType::DateTime(_), Value::String(s)) => {
             Some(Term::typed(s.as_str(), &datatype(XSD_STRING)))

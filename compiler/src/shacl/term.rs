@@ -52,6 +52,23 @@ impl Term {
         }))
     }
 
+    /// A node as links spell it: `_:label` a blank node, anything else an IRI.
+    pub fn node(spelled: &str) -> Term {
+        match spelled.strip_prefix("_:") {
+            Some(label) if crate::literal::is_blank(spelled) => Term::blank(label),
+            _ => Term::iri(spelled),
+        }
+    }
+
+    /// The link spelling of a node ([`Term::node`]): its IRI, or `_:label`; `None` for a literal.
+    pub fn node_spelling(&self) -> Option<std::borrow::Cow<'_, str>> {
+        match self {
+            Term::Iri(iri) => Some(std::borrow::Cow::Borrowed(iri)),
+            Term::Blank(label) => Some(std::borrow::Cow::Owned(format!("_:{label}"))),
+            Term::Literal(_) => None,
+        }
+    }
+
     pub fn as_iri(&self) -> Option<&str> {
         match self {
             Term::Iri(iri) => Some(iri),

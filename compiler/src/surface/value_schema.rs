@@ -3,10 +3,25 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::model::{Alternative, Constraints, Property, ValueType};
+use crate::model::{Alternative, Constraints, Nodes, Property, ValueType};
 
 /// The IRI rule of `docs/data-model.md`, as a JSON Schema pattern.
 pub const IRI_PATTERN: &str = r"^[A-Za-z][A-Za-z0-9+.-]*:\S*$";
+
+/// A blank node as tool values spell it (`crate::literal::is_blank`).
+pub const BLANK_PATTERN: &str = r"^_:[A-Za-z0-9_][A-Za-z0-9_.-]*$";
+
+/// An IRI or a blank node.
+pub const NODE_PATTERN: &str = r"^([A-Za-z][A-Za-z0-9+.-]*:\S*|_:[A-Za-z0-9_][A-Za-z0-9_.-]*)$";
+
+/// The pattern of a value that is one of `nodes`.
+pub fn node_pattern(nodes: Nodes) -> &'static str {
+    match nodes {
+        Nodes::Iri => IRI_PATTERN,
+        Nodes::Blank => BLANK_PATTERN,
+        Nodes::IriOrBlank => NODE_PATTERN,
+    }
+}
 
 /// The language tag of a language-tagged string (`crate::literal::is_language_tag`).
 pub const LANGUAGE_TAG_PATTERN: &str = r"^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$";
@@ -20,7 +35,10 @@ pub fn property_value_schema(p: &Property) -> Value {
         let each = any_of.alternatives.iter().map(|a| match a.value_type {
             ValueType::Reference => json!({
                 "type": "object",
-                "properties": { "@id": { "type": "string", "pattern": IRI_PATTERN } },
+                "properties": { "@id": {
+                    "type": "string",
+                    "pattern": node_pattern(crate::model::alternative_nodes(&a.datatype).unwrap_or(Nodes::Iri)),
+                } },
                 "required": ["@id"],
                 "additionalProperties": false,
             }),
@@ -79,7 +97,7 @@ pub fn property_value_schema(p: &Property) -> Value {
             s.insert("pattern".into(), pattern.source.clone().into());
         }
         (None, ValueType::Reference) => {
-            s.insert("pattern".into(), IRI_PATTERN.into());
+            s.insert("pattern".into(), node_pattern(p.nodes()).into());
         }
         _ => {}
     }
@@ -197,7 +215,7 @@ pub fn summary(p: &Property) -> String {
         (ValueType::AnyOf, _) if p.any_of.as_ref().and_then(|a| a.any_term()).is_some() => {
             let literal = "any literal (a string, a number, a boolean, or {\"@value\": text, \"@language\": tag})";
             match p.any_of.as_ref().and_then(|a| a.any_term()) {
-                Some(true) => format!("{literal} or an IRI ({{\"@id\": iri}})"),
+                Some(true) => format!("{literal} or {}", node_words(p)),
                 _ => literal.to_string(),
             }
         }
@@ -212,7 +230,7 @@ pub fn summary(p: &Property) -> String {
             let alternatives = p.any_of.iter().flat_map(|a| &a.alternatives);
             let each: Vec<String> = alternatives
                 .map(|a| match a.value_type {
-                    ValueType::Reference => "IRI ({\"@id\": iri})".to_string(),
+                    ValueType::Reference => node_words(p).to_string(),
                     _ => summary(&alternative(&one, a)),
                 })
                 .collect();
@@ -264,6 +282,14 @@ pub fn summary(p: &Property) -> String {
         parts.push(reason.to_string());
     }
     parts.join(", ")
+}
+
+/// How the node alternative of a property of several datatypes is given.
+fn node_words(p: &Property) -> &'static str {
+    match p.any_of.as_ref().and_then(|a| a.nodes()) {
+        Some(Nodes::IriOrBlank) => "an IRI or a blank node ({\"@id\": iri or _:label})",
+        _ => "an IRI ({\"@id\": iri})",
+    }
 }
 
 /// A plausible value for examples in descriptions: the first allowed value, or one that

@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use shacl_mcp_compiler::literal::is_iri;
+use shacl_mcp_compiler::literal::is_node;
 use shacl_mcp_compiler::model::{Class, Property, ValueType};
 use shacl_mcp_compiler::shacl::dna;
 use shacl_mcp_compiler::shacl::graph::show;
@@ -61,7 +61,7 @@ impl PerspectiveGraph {
             if object.is_literal() {
                 written.entry(object.clone()).or_insert_with(|| l.target.clone());
             }
-            builder.add(Term::iri(&l.source), Term::iri(&l.predicate), object);
+            builder.add(Term::node(&l.source), Term::iri(&l.predicate), object);
         }
         PerspectiveGraph {
             graph: builder.build(),
@@ -146,7 +146,7 @@ fn typed(property: &Property, target: &str) -> Option<Term> {
     if matches!(value_type, ValueType::String | ValueType::DateTime(_)) {
         let text = match values::decode(target) {
             Decoded::String(_) => true,
-            Decoded::Iri(s) => !is_iri(&s),
+            Decoded::Iri(s) => !is_node(&s),
             Decoded::Number(_) | Decoded::Boolean(_) | Decoded::LangString { .. } => false,
         };
         if !text {
@@ -171,7 +171,7 @@ pub fn generic_term(target: &str) -> Term {
         },
         Decoded::Boolean(b) => Term::typed(b.to_string(), XSD_BOOLEAN),
         Decoded::LangString { text, language } => Term::lang_string(text, &language),
-        Decoded::Iri(s) if is_iri(&s) => Term::iri(&s),
+        Decoded::Iri(s) if is_node(&s) => Term::node(&s),
         Decoded::Iri(s) => Term::string(s),
     }
 }

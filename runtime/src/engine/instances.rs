@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
-use shacl_mcp_compiler::literal::is_iri;
+use shacl_mcp_compiler::literal::is_node;
 use shacl_mcp_compiler::model::{Class, HAS_CHILD, Property};
 use shacl_mcp_compiler::problems as words;
 
@@ -28,8 +28,9 @@ impl Engine {
     ) -> Result<Value, ToolError> {
         let mut problems = Vec::new();
         for (name, value) in [("base_uri", base_uri), ("parent", parent)] {
-            if let Some(v) = value.filter(|v| !is_iri(v)) {
-                problems.push(Problem::new(name, "not an IRI (expected a scheme, e.g. ad4m://…)").received(&json!(v)));
+            if let Some(v) = value.filter(|v| !is_node(v)) {
+                let text = "not an IRI or a blank node (expected a scheme, e.g. ad4m://…, or _:label)";
+                problems.push(Problem::new(name, text).received(&json!(v)));
             }
         }
         if !problems.is_empty() {
@@ -375,7 +376,7 @@ impl Engine {
             Err(ToolError::Internal(e)) => return Err(StoreError::Database(e)),
             Err(_) => return Ok(RefState::Missing),
         };
-        if is_instance(tx, perspective, &class, iri)? {
+        if super::object::is_shacl_instance(tx, perspective, &class, iri)? {
             return Ok(RefState::Instance);
         }
         let any = LinkPattern {

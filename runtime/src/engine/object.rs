@@ -26,6 +26,54 @@ pub(crate) fn is_instance(tx: &dyn ReadTx, perspective: &str, class: &Class, nod
     Ok(true)
 }
 
+/// [`is_instance`], or for a class marked `rdf:type <C>` alone, a SHACL instance of `C`
+/// (`rdf:type/rdfs:subClassOf*`, the `rdfs:subClassOf` links read from the perspective), as
+/// `sh:class` reads instances. At most [`SUBCLASS_VISITS`] classes are looked at.
+pub(crate) fn is_shacl_instance(
+    tx: &dyn ReadTx,
+    perspective: &str,
+    class: &Class,
+    node: &str,
+) -> Result<bool, StoreError> {
+    use shacl_mcp_compiler::shacl::vocab::{RDF_TYPE, RDFS_SUB_CLASS_OF};
+    if is_instance(tx, perspective, class, node)? {
+        return Ok(true);
+    }
+    let [marker] = class.marker.as_slice() else {
+        return Ok(false);
+    };
+    if marker.predicate != RDF_TYPE {
+        return Ok(false);
+    }
+    let objects = |source: &str, predicate: &str| -> Result<Vec<String>, StoreError> {
+        let pattern = LinkPattern {
+            source: Some(source),
+            predicate: Some(predicate),
+            target: None,
+        };
+        Ok(tx
+            .links(perspective, pattern, None, 0)?
+            .into_iter()
+            .map(|l| l.target)
+            .collect())
+    };
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut next = objects(node, RDF_TYPE)?;
+    while let Some(c) = next.pop() {
+        if c == marker.target {
+            return Ok(true);
+        }
+        if seen.len() >= SUBCLASS_VISITS || !seen.insert(c.clone()) {
+            continue;
+        }
+        next.extend(objects(&c, RDFS_SUB_CLASS_OF)?);
+    }
+    Ok(false)
+}
+
+/// How many classes [`is_shacl_instance`] climbs through at most.
+const SUBCLASS_VISITS: usize = 256;
+
 /// [`is_instance`] from the links out of the node (all of them, as [`links_of`] reads them).
 pub(crate) fn carries_marker(class: &Class, links: &[Link]) -> bool {
     class

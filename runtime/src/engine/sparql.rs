@@ -306,20 +306,26 @@ impl LinkDataset<'_> {
         p: Option<&RdfTerm>,
         o: Option<&RdfTerm>,
     ) -> Result<Vec<InternalQuad<RdfTerm>>, DatasetError> {
-        let source = match s {
+        // A blank node is the link spelling `_:label` (docs/data-model.md).
+        let blank = |b: &oxrdf::BlankNode| format!("_:{}", b.as_str());
+        let source_text = match s {
             None => None,
-            Some(RdfTerm::NamedNode(n)) => Some(n.as_str()),
+            Some(RdfTerm::NamedNode(n)) => Some(n.as_str().to_string()),
+            Some(RdfTerm::BlankNode(b)) => Some(blank(b)),
             Some(_) => return Ok(Vec::new()),
         };
+        let source = source_text.as_deref();
         let predicate = match p {
             None => None,
             Some(RdfTerm::NamedNode(n)) => Some(n.as_str()),
             Some(_) => return Ok(Vec::new()),
         };
-        let target = match o {
-            Some(RdfTerm::NamedNode(n)) => Some(n.as_str()),
+        let target_text = match o {
+            Some(RdfTerm::NamedNode(n)) => Some(n.as_str().to_string()),
+            Some(RdfTerm::BlankNode(b)) => Some(blank(b)),
             _ => None,
         };
+        let target = target_text.as_deref();
         let pattern = LinkPattern {
             source,
             predicate,
@@ -336,7 +342,7 @@ impl LinkDataset<'_> {
                 continue;
             }
             quads.push(InternalQuad {
-                subject: RdfTerm::NamedNode(NamedNode::new_unchecked(link.source)),
+                subject: rdf_term(Term::node(&link.source)),
                 predicate: RdfTerm::NamedNode(NamedNode::new_unchecked(link.predicate)),
                 object,
                 graph_name: None,

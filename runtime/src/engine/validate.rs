@@ -12,7 +12,6 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use regex::Regex;
 use serde_json::{Map, Value};
-use shacl_mcp_compiler::literal::is_iri;
 use shacl_mcp_compiler::model::{Access, Class, NodeKind, Property, TemporalKind, ValueType};
 use shacl_mcp_compiler::problems as words;
 
@@ -491,8 +490,8 @@ pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut Referenc
     if let Some(text) = text
         && needs_iri
     {
-        if !is_iri(text) {
-            it.problem(words::component::NODE_KIND, words::NOT_AN_IRI);
+        if !p.nodes().allow(text) {
+            it.problem(words::component::NODE_KIND, words::not_a_node(p.nodes()));
         } else if let Some(target) = &p.target_class {
             it.reference(text, target, references)?;
         }

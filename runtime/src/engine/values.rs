@@ -4,7 +4,7 @@
 
 use serde_json::{Number, Value};
 use shacl_mcp_compiler::literal;
-use shacl_mcp_compiler::model::{Alternative, Property, ValueType};
+use shacl_mcp_compiler::model::{Alternative, Nodes, Property, ValueType, alternative_nodes};
 use shacl_mcp_compiler::shacl::xsd::is_valid;
 
 use super::validate::type_ok;
@@ -29,10 +29,10 @@ pub fn plain(a: &Alternative, value: &Value) -> Value {
     }
 }
 
-/// The IRI of a JSON-LD node reference `{"@id": "<iri>"}` (that key only, an IRI).
+/// The node of a JSON-LD node reference `{"@id": "<iri or _:label>"}` (that key only).
 pub fn node_iri(value: &Value) -> Option<&str> {
     let o = value.as_object().filter(|o| o.len() == 1)?;
-    o.get("@id")?.as_str().filter(|iri| literal::is_iri(iri))
+    o.get("@id")?.as_str().filter(|node| literal::is_node(node))
 }
 
 /// The link target of a value of type `value_type`.
@@ -63,7 +63,8 @@ pub fn alternative<'p>(property: &'p Property, value: &Value) -> Option<&'p Alte
 /// Whether `value` is a value of the datatype `a`.
 pub fn fits(a: &Alternative, value: &Value) -> bool {
     if a.value_type == ValueType::Reference {
-        return node_iri(value).is_some();
+        let nodes = alternative_nodes(&a.datatype).unwrap_or(Nodes::Iri);
+        return node_iri(value).is_some_and(|node| nodes.allow(node));
     }
     if !type_ok(a.value_type, value) {
         return false;
@@ -108,11 +109,11 @@ pub fn read(property: &Property, target: &str) -> Option<Value> {
 fn strict(value_type: ValueType, decoded: &Decoded) -> Option<&Decoded> {
     let fits = match (value_type, decoded) {
         (ValueType::String | ValueType::DateTime(_), Decoded::String(_)) => true,
-        (ValueType::String | ValueType::DateTime(_), Decoded::Iri(s)) => !literal::is_iri(s),
+        (ValueType::String | ValueType::DateTime(_), Decoded::Iri(s)) => !literal::is_node(s),
         (ValueType::LangString, Decoded::LangString { .. }) => true,
         (ValueType::Boolean, Decoded::Boolean(_)) => true,
         (ValueType::Integer(_) | ValueType::Number, Decoded::Number(_)) => true,
-        (ValueType::Reference, Decoded::Iri(s)) => literal::is_iri(s),
+        (ValueType::Reference, Decoded::Iri(s)) => literal::is_node(s),
         _ => false,
     };
     fits.then_some(decoded)

@@ -34,17 +34,13 @@ pub fn plan<'g>(
 ) -> Result<Plan, Unfit> {
     let mut raw = Vec::new();
     for (s, p, o) in triples {
-        if matches!(s, Term::Blank(_)) || matches!(o, Term::Blank(_)) {
-            return Err("blank nodes in the data (the tools write IRIs)");
-        }
-        let Some(s) = s.as_iri() else { continue };
-        raw.push((s.to_string(), p.as_iri().unwrap_or_default().to_string(), o.clone()));
+        raw.push((spelling(s), p.as_iri().unwrap_or_default().to_string(), o.clone()));
     }
     let mut creates: BTreeMap<String, (Arc<Class>, Map<String, Value>)> = BTreeMap::new();
     for (s, p, o) in &raw {
         let Some(class) = classes
             .iter()
-            .find(|c| graph.contains(&Term::iri(s), RDF_TYPE, &Term::iri(&c.target_class)))
+            .find(|c| graph.contains(&Term::node(s), RDF_TYPE, &Term::iri(&c.target_class)))
         else {
             continue;
         };
@@ -58,8 +54,8 @@ pub fn plan<'g>(
         if is_tagged(o) && !tagged_value && !text_will_do {
             return Err("language-tagged values where a shape reads the language");
         }
-        if o.is_iri() && q.value_type != ValueType::Reference && q.node_kind.is_none() && !takes_iri_objects(q) {
-            return Err("an IRI value of a property the compiler types as text");
+        if !matches!(o, Term::Literal(_)) {
+            node_value(q, o)?;
         }
         if let Term::Literal(l) = o
             && q.value_type == ValueType::AnyOf
@@ -115,9 +111,8 @@ impl Plan {
         for (s, pred, o) in &self.raw {
             if !self.written_by_create(s, pred, o) {
                 let target = match o {
-                    Term::Iri(iri) => iri.to_string(),
                     Term::Literal(l) => encoded(l),
-                    Term::Blank(_) => unreachable!("refused by plan"),
+                    node => spelling(node),
                 };
                 engine.add_link(perspective, s, pred, &target, false).unwrap();
             }
@@ -148,11 +143,9 @@ impl Plan {
 pub fn literal_json(class: &Class, predicate: &str, term: &Term) -> Option<(String, Value)> {
     let p = class.visible_properties().find(|p| p.path == predicate)?;
     let value = match term {
-        Term::Iri(iri) if takes_iri_objects(p) => json!({ "@id": iri.to_string() }),
-        Term::Iri(iri) => json!(iri.to_string()),
         Term::Literal(l) if p.value_type == ValueType::AnyOf => any_of_value(p, l).unwrap_or_else(|_| json!(l.lexical)),
         Term::Literal(l) => literal_value(p.value_type, l),
-        Term::Blank(_) => return None,
+        node => node_value(p, node).unwrap_or_else(|_| json!(spelling(node))),
     };
     Some((p.name.clone(), value))
 }
@@ -163,6 +156,30 @@ pub fn takes_iri_objects(p: &Property) -> bool {
         .iter()
         .flat_map(|a| &a.alternatives)
         .any(|a| a.value_type == ValueType::Reference)
+}
+
+/// A node (IRI or blank node) as links spell it: the IRI, or `_:label`.
+pub fn spelling(term: &Term) -> String {
+    term.node_spelling().map(|s| s.into_owned()).unwrap_or_default()
+}
+
+/// The tool value of a node for `p`: `{"@id": …}` for a property that also takes literals, the
+/// node's spelling for a node-valued one; `Err` when `p` cannot take that node.
+pub fn node_value(p: &Property, term: &Term) -> Result<Value, Unfit> {
+    let spelled = spelling(term);
+    if let Some(nodes) = p.any_of.as_ref().and_then(|a| a.nodes()) {
+        return match nodes.allow(&spelled) {
+            true => Ok(json!({ "@id": spelled })),
+            false => Err("a blank node value of a property whose values are IRIs"),
+        };
+    }
+    if p.value_type != ValueType::Reference && p.node_kind.is_none() {
+        return Err("an IRI value of a property the compiler types as text");
+    }
+    match p.nodes().allow(&spelled) || p.value_type != ValueType::Reference {
+        true => Ok(json!(spelled)),
+        false => Err("a blank node value of a property whose values are IRIs"),
+    }
 }
 
 /// The tool value of a literal for a property of several datatypes: the value its own datatype

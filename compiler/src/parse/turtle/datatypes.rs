@@ -64,6 +64,28 @@ impl Reader<'_, '_> {
         listed || graph.objects(node, &sh("hasValue")).into_iter().any(iri)
     }
 
+    /// The datatypes of the values `sh:in` lists when they are all literals, else of the
+    /// `sh:hasValue` literal, in first-seen order: a value the constraint allows has one of
+    /// them (for `sh:hasValue`, the one value every instance holds).
+    pub(super) fn values_datatypes(&self, node: &Node) -> Option<Vec<String>> {
+        let graph = self.graph;
+        let mut datatypes: Vec<String> = Vec::new();
+        let mut add = |o: &Obj| match o {
+            Obj::Literal(l) if !datatypes.contains(&l.datatype) => datatypes.push(l.datatype.clone()),
+            _ => {}
+        };
+        let literal = |o: &Obj| matches!(o, Obj::Literal(_));
+        let listed = graph.objects(node, &sh("in")).into_iter().find_map(|head| {
+            let members = graph.list(head).ok()?;
+            (!members.is_empty() && members.iter().all(literal)).then_some(members)
+        });
+        match listed {
+            Some(members) => members.iter().for_each(&mut add),
+            None => graph.objects(node, &sh("hasValue")).into_iter().for_each(add),
+        }
+        (!datatypes.is_empty()).then_some(datatypes)
+    }
+
     /// What the value of `sh:<local>` (a list for `or`, `xone`, `and`; a shape for `node`) says.
     fn said_by(&self, local: &str, object: &Obj, depth: usize, visits: &Cell<usize>) -> Said {
         if local == "node" {

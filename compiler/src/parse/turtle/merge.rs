@@ -135,7 +135,11 @@ fn conjoin(first: &mut PropertyShape, other: PropertyShape) -> Vec<Enforced> {
             format!("each value must be a literal of datatype {}", iri(d)),
         )
     });
-    either(&mut first.node_kind, other.node_kind, |k| {
+    // By value: the same kind said (or implied by `sh:class`) at two places is one kind.
+    let other_kind = other
+        .node_kind
+        .filter(|k| first.node_kind.as_ref().is_none_or(|f| f.value != k.value));
+    either(&mut first.node_kind, other_kind, |k| {
         note("nodeKind", format!("each value must be of node kind {}", iri(k)))
     });
     either(&mut first.class, other.class, |c| {

@@ -7,7 +7,7 @@ use super::graph::{self, Node, Obj};
 use super::values::{self, show};
 use super::{At, DASH_READ_ONLY, PROPERTY_TYPED, RDFS_COMMENT, Reader, sh, short};
 use crate::diagnostic::Severity;
-use crate::model::{NodeKind, ValueType, local_name};
+use crate::model::{IRI_ALTERNATIVE, NODE_ALTERNATIVE, NodeKind, ValueType, local_name};
 use crate::shape::{AnyOfShape, InValue, Origin, PropertyShape, Spanned};
 
 impl<'g> Reader<'g, '_> {
@@ -151,6 +151,10 @@ impl<'g> Reader<'g, '_> {
                 NodeKind::Literal | NodeKind::IriOrLiteral | NodeKind::BlankNodeOrLiteral
             )
         });
+        if p.class.is_some() && p.node_kind.is_none() {
+            // An instance of a class is a node, named or blank.
+            p.node_kind = Some(Spanned::new(sh("BlankNodeOrIRI"), p.origin.clone()));
+        }
         if p.datatype.is_some() || p.class.is_some() || !literal {
             return;
         }
@@ -162,13 +166,16 @@ impl<'g> Reader<'g, '_> {
         let said = self.datatypes_said(node).or_else(|| {
             // No datatype said: any literal the node kind allows, or any term at all.
             let values_said = p.in_values.is_some() || p.has_value.is_some();
-            let (iri, component) = match kind {
-                Some(NodeKind::IriOrLiteral) => (true, crate::problems::component::NODE_KIND),
-                Some(_) => (false, crate::problems::component::NODE_KIND),
-                None if values_said => return None,
-                None => (true, ""),
+            let (node, component) = match kind {
+                Some(NodeKind::IriOrLiteral) => (Some(IRI_ALTERNATIVE), crate::problems::component::NODE_KIND),
+                Some(_) => (None, crate::problems::component::NODE_KIND),
+                // `sh:in` or `sh:hasValue` of literals: their datatypes.
+                None if values_said => {
+                    return self.values_datatypes(node).map(|d| (d, crate::problems::component::IN));
+                }
+                None => (Some(NODE_ALTERNATIVE), ""),
             };
-            let each = crate::model::any_term(iri).into_iter().map(|a| a.datatype);
+            let each = crate::model::any_term(node).into_iter().map(|a| a.datatype);
             Some((each.collect(), component))
         });
         let Some((mut datatypes, component)) = said else {
@@ -252,12 +259,6 @@ impl<'g> Reader<'g, '_> {
             if p.has_value.take().is_some() {
                 untype(self, "hasValue");
             }
-        }
-        if reference
-            && p.node_kind.as_ref().and_then(|k| crate::check::node_kind(&k.value)) == Some(NodeKind::BlankNode)
-        {
-            p.node_kind = None;
-            untype(self, "nodeKind");
         }
         let bad_flags = p
             .flags
@@ -479,7 +480,7 @@ impl<'g> Reader<'g, '_> {
 /// The [`AnyOfShape`] of a property the shapes say nothing typed of: any literal or IRI.
 fn any_term_shape(origin: &Origin) -> AnyOfShape {
     AnyOfShape {
-        datatypes: crate::model::any_term(true)
+        datatypes: crate::model::any_term(Some(NODE_ALTERNATIVE))
             .into_iter()
             .map(|a| Spanned::new(a.datatype, origin.clone()))
             .collect(),

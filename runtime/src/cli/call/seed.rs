@@ -7,7 +7,7 @@
 //! model reads datatypes, so `"3"^^xsd:integer` is `literal:number:3`, `true` is
 //! `literal:boolean:true`, `2.50` is `literal:number:2.5`, `"Hallo"@de` is
 //! `literal:lang:de:Hallo`, and text and dates are `literal:string:…`. A literal that is
-//! not a valid value of its datatype is kept as text. A blank node `_:b` is the IRI `blank:b`.
+//! not a valid value of its datatype is kept as text. A blank node `_:b` is spelled `_:b`, as the tools spell blank nodes.
 
 use serde_json::{Number, Value, json};
 use shacl_mcp_compiler::literal;
@@ -46,7 +46,7 @@ pub fn seed(engine: &Engine, name: &str, links: &[(String, String, String)]) -> 
 fn node(term: &Term) -> String {
     match term {
         Term::Iri(iri) => iri.to_string(),
-        Term::Blank(label) => format!("blank:{label}"),
+        Term::Blank(label) => format!("_:{label}"),
         Term::Literal(l) => literal::string(&l.lexical),
     }
 }
@@ -114,7 +114,7 @@ mod tests {
                 "literal:string:2024-01-02T03%3A04%3A05Z",
                 "literal:string:many",
                 "app://b",
-                "blank:n",
+                "_:n",
                 "literal:number:4",
             ]
         );

@@ -159,7 +159,7 @@ pub(super) fn violations(
     let only: Vec<(Term, Vec<usize>)> = focus
         .iter()
         .filter(|n| seen.insert(n.as_str()))
-        .map(|n| (Term::iri(n), shapes.roots.clone()))
+        .map(|n| (Term::node(n), shapes.roots.clone()))
         .collect();
     let report = validate_focus(&graph, shapes, &only);
     if let Some(e) = graph.failure() {

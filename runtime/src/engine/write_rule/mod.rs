@@ -137,7 +137,7 @@ impl Engine {
         let classes = self.classes(tx, perspective)?;
         let typer = LinkTyper::new(&classes);
         let after = TxGraph::after(tx, perspective, &typer);
-        let written_term = Term::iri(written);
+        let written_term = Term::node(written);
         let foci: Vec<(Term, Vec<ShapeRef>)> = affected(&shapes.reach, tx, &after, &written_term)
             .into_iter()
             .map(|node| {
@@ -200,17 +200,17 @@ fn affected(reach: &Reach, tx: &Recorder<'_>, graph: &TxGraph<'_>, written: &Ter
     let mut start: Vec<Term> = vec![written.clone()];
     for (s, p, o) in tx.changes.all() {
         if reach.reads(p, Dir::Out) {
-            start.push(Term::iri(s));
+            start.push(Term::node(s));
         }
         if reach.reads(p, Dir::In) {
             start.extend(
                 graph
-                    .objects(&Term::iri(s), p)
+                    .objects(&Term::node(s), p)
                     .into_iter()
                     .filter(|t| graph.show(t) == *o),
             );
-            if shacl_mcp_compiler::literal::is_iri(o) {
-                start.push(Term::iri(o));
+            if shacl_mcp_compiler::literal::is_node(o) {
+                start.push(Term::node(o));
             }
         }
     }

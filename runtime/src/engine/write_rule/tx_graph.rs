@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
-use shacl_mcp_compiler::literal::is_iri;
+use shacl_mcp_compiler::literal::is_node;
 use shacl_mcp_compiler::shacl::graph::show;
 use shacl_mcp_compiler::shacl::{Graph, Term};
 
@@ -155,16 +155,17 @@ impl<'t> TxGraph<'t> {
     }
 }
 
-fn iri_of(term: &Term) -> Option<&str> {
-    term.as_iri()
+/// The link spelling of a node term: its IRI, or `_:label`.
+fn iri_of(term: &Term) -> Option<std::borrow::Cow<'_, str>> {
+    term.node_spelling()
 }
 
 impl Graph for TxGraph<'_> {
     fn objects(&self, subject: &Term, predicate: &str) -> Vec<Term> {
         let Some(s) = iri_of(subject) else { return Vec::new() };
         let mut out: Vec<Term> = Vec::new();
-        for (_, p, t) in self.out_of(s).iter().filter(|(_, p, _)| p == predicate) {
-            let term = self.object(s, p, t);
+        for (_, p, t) in self.out_of(&s).iter().filter(|(_, p, _)| p == predicate) {
+            let term = self.object(&s, p, t);
             if !out.contains(&term) {
                 out.push(term);
             }
@@ -174,13 +175,13 @@ impl Graph for TxGraph<'_> {
 
     fn subjects(&self, predicate: &str, object: &Term) -> Vec<Term> {
         let candidates = match iri_of(object) {
-            Some(o) if is_iri(o) => self.into(o),
+            Some(o) if is_node(&o) => self.into(&o),
             _ => self.with_predicate(predicate),
         };
         let mut out: Vec<Term> = Vec::new();
         for (s, p, t) in candidates.iter().filter(|(_, p, _)| p == predicate) {
             if self.object(s, p, t) == *object {
-                let subject = Term::iri(s);
+                let subject = Term::node(s);
                 if !out.contains(&subject) {
                     out.push(subject);
                 }
@@ -192,8 +193,8 @@ impl Graph for TxGraph<'_> {
     fn outgoing(&self, subject: &Term) -> Vec<(Term, Term)> {
         let Some(s) = iri_of(subject) else { return Vec::new() };
         let mut out: Vec<(Term, Term)> = Vec::new();
-        for (_, p, t) in self.out_of(s).iter() {
-            let pair = (Term::iri(p), self.object(s, p, t));
+        for (_, p, t) in self.out_of(&s).iter() {
+            let pair = (Term::iri(p), self.object(&s, p, t));
             if !out.contains(&pair) {
                 out.push(pair);
             }
@@ -206,7 +207,7 @@ impl Graph for TxGraph<'_> {
         self.with_predicate(predicate)
             .iter()
             .filter(|(s, _, _)| seen.insert(s.clone()))
-            .map(|(s, _, _)| Term::iri(s))
+            .map(|(s, _, _)| Term::node(s))
             .collect()
     }
 
