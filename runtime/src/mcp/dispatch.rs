@@ -3,13 +3,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::table::{Entry, Kind};
+use super::table::{Entry, Kind, StaticTool};
 use crate::engine::{Engine, ForgetTarget, LinkPattern, Order, Problem, QueryArgs, Subject, ToolError};
 
 /// Runs one tool. `tool` is the name called (for the envelope of argument problems).
 pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value>) -> Result<Value, ToolError> {
     let result = match entry {
-        Entry::Static => static_tool(engine, tool, args),
+        Entry::Static(which) => static_tool(engine, *which, args),
+        Entry::Unavailable => Err(unavailable(tool)),
         Entry::Custom(call) => call(engine, args),
         Entry::Class { class, kind } => class_tool(engine, &class.name, kind, args),
     };
@@ -27,12 +28,12 @@ pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value
 /// those that touch no store, and with `local_reads` (a store that reads local files,
 /// [`super::ServerOptions::inline_reads`]) reads of one instance, which cost less than the two
 /// thread switches of `spawn_blocking` (a read transaction never waits for a writer in WAL mode).
-pub fn runs_inline(tool: &str, entry: &Entry, local_reads: bool) -> bool {
+pub fn runs_inline(entry: &Entry, local_reads: bool) -> bool {
     match entry {
-        Entry::Static if tool == "get_my_did" => true,
-        Entry::Static => local_reads && tool == "instance_get",
+        Entry::Static(StaticTool::GetMyDid) => true,
+        Entry::Static(which) => local_reads && *which == StaticTool::InstanceGet,
         Entry::Class { kind, .. } => local_reads && matches!(kind, Kind::Get | Kind::GetCollection(_)),
-        Entry::Custom(_) => false,
+        Entry::Custom(_) | Entry::Unavailable => false,
     }
 }
 
@@ -83,20 +84,20 @@ impl<'a> Args<'a> {
     }
 }
 
-fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result<Value, ToolError> {
+fn static_tool(engine: &Engine, tool: StaticTool, args: &Map<String, Value>) -> Result<Value, ToolError> {
     let a = Args(args);
     let p = a.req("perspective_id");
     match tool {
-        "list_perspectives" => engine.list_perspectives(),
-        "add_perspective" => engine.add_perspective(a.req("name")),
-        "add_link" => engine.add_link(
+        StaticTool::ListPerspectives => engine.list_perspectives(),
+        StaticTool::AddPerspective => engine.add_perspective(a.req("name")),
+        StaticTool::AddLink => engine.add_link(
             p,
             a.req("source"),
             a.req("predicate"),
             a.req("target"),
             args.get("local").and_then(Value::as_bool).unwrap_or(false),
         ),
-        "query_links" => {
+        StaticTool::QueryLinks => {
             let pattern = LinkPattern {
                 source: a.str("source"),
                 predicate: a.str("predicate"),
@@ -104,11 +105,13 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
             };
             engine.query_links(p, pattern, a.u64("limit"), a.u64("offset"))
         }
-        "sparql_query" => engine.sparql_query(p, a.req("query"), a.u64("limit"), a.u64("timeout_ms")),
-        "changes_since" => engine.changes_since(p, a.str("cursor"), a.str("class_name"), a.u64("limit")),
-        "add_model" => engine.add_model(p, a.req("class_name"), args.get("shacl_json").unwrap_or(&Value::Null)),
-        "describe_perspective" => engine.describe_perspective(p),
-        "instance_create" => {
+        StaticTool::SparqlQuery => engine.sparql_query(p, a.req("query"), a.u64("limit"), a.u64("timeout_ms")),
+        StaticTool::ChangesSince => engine.changes_since(p, a.str("cursor"), a.str("class_name"), a.u64("limit")),
+        StaticTool::AddModel => {
+            engine.add_model(p, a.req("class_name"), args.get("shacl_json").unwrap_or(&Value::Null))
+        }
+        StaticTool::DescribePerspective => engine.describe_perspective(p),
+        StaticTool::InstanceCreate => {
             let empty = Map::new();
             engine.instance_create(
                 p,
@@ -118,9 +121,9 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
                 a.str("parent"),
             )
         }
-        "instance_query" => engine.instance_query(p, a.req("class_name"), &query_args(&a, a.str("parent"))),
-        "instance_get" => engine.instance_get(p, a.req("class_name"), a.req("base_uri")),
-        "instance_update" => {
+        StaticTool::InstanceQuery => engine.instance_query(p, a.req("class_name"), &query_args(&a, a.str("parent"))),
+        StaticTool::InstanceGet => engine.instance_get(p, a.req("class_name"), a.req("base_uri")),
+        StaticTool::InstanceUpdate => {
             let unset: Vec<String> = args
                 .get("unset")
                 .and_then(Value::as_array)
@@ -134,24 +137,24 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
                 &unset,
             )
         }
-        "instance_add_to_collection" => engine.instance_add_to_collection(
+        StaticTool::InstanceAddToCollection => engine.instance_add_to_collection(
             p,
             a.req("class_name"),
             a.req("base_uri"),
             a.req("collection"),
             args.get("item_uri").unwrap_or(&Value::Null),
         ),
-        "instance_remove_from_collection" => engine.instance_remove_from_collection(
+        StaticTool::InstanceRemoveFromCollection => engine.instance_remove_from_collection(
             p,
             a.req("class_name"),
             a.req("base_uri"),
             a.req("collection"),
             args.get("item_uri").unwrap_or(&Value::Null),
         ),
-        "instance_remove" => engine.instance_remove(p, a.req("class_name"), a.req("base_uri")),
-        "add_child" => engine.add_child(p, a.req("parent"), a.req("child")),
-        "get_children" => engine.get_children(p, a.req("parent"), a.u64("limit")),
-        "execute_commands" => {
+        StaticTool::InstanceRemove => engine.instance_remove(p, a.req("class_name"), a.req("base_uri")),
+        StaticTool::AddChild => engine.add_child(p, a.req("parent"), a.req("child")),
+        StaticTool::GetChildren => engine.get_children(p, a.req("parent"), a.u64("limit")),
+        StaticTool::ExecuteCommands => {
             let commands = args
                 .get("commands")
                 .and_then(Value::as_array)
@@ -159,20 +162,32 @@ fn static_tool(engine: &Engine, tool: &str, args: &Map<String, Value>) -> Result
                 .unwrap_or_default();
             engine.execute_commands(p, a.req("expression_address"), commands, a.object("parameters"))
         }
-        "validate_perspective" => engine.validate_perspective(p, a.str("class_name")),
-        "get_my_did" => Ok(engine.get_my_did()),
-        "forget" => ForgetTarget::from_arguments(args).and_then(|target| engine.forget(p, target)),
-        "get_flows" => engine.get_flows(p, a.str("subject")),
-        "add_flow" => engine.add_flow(p, args.get("flow").unwrap_or(&Value::Null)),
-        "flow_start" => engine.flow_start(p, a.req("flow_name"), a.req("subject")),
-        "flow_state" => engine.flow_state(p, a.req("flow_name"), a.req("subject")),
-        "flow_actions" => engine.flow_actions(p, a.req("flow_name"), a.req("subject")),
-        "flow_run_action" => engine.flow_run_action(p, a.req("flow_name"), a.req("subject"), a.req("action_name")),
-        other => Err(ToolError::refused(
-            format!("'{other}' is not available in this release"),
-            "See docs/tools.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",
-        )),
+        StaticTool::ValidatePerspective => engine.validate_perspective(p, a.str("class_name")),
+        StaticTool::GetMyDid => Ok(engine.get_my_did()),
+        StaticTool::Forget => ForgetTarget::from_arguments(args).and_then(|target| engine.forget(p, target)),
+        StaticTool::GetFlows => engine.get_flows(p, a.str("subject")),
+        StaticTool::AddFlow => engine.add_flow(p, args.get("flow").unwrap_or(&Value::Null)),
+        StaticTool::FlowStart => engine.flow_start(p, a.req("flow_name"), a.req("subject")),
+        StaticTool::FlowState => engine.flow_state(p, a.req("flow_name"), a.req("subject")),
+        StaticTool::FlowActions => engine.flow_actions(p, a.req("flow_name"), a.req("subject")),
+        StaticTool::FlowRunAction => {
+            engine.flow_run_action(p, a.req("flow_name"), a.req("subject"), a.req("action_name"))
+        }
+        // Answered by the handler (docs/errors.md) before the engine is reached.
+        StaticTool::AuthStatus
+        | StaticTool::GetDocumentation
+        | StaticTool::Signup
+        | StaticTool::LoginEmail
+        | StaticTool::RequestLoginVerification
+        | StaticTool::VerifyEmailCode => Err(unavailable(tool.name())),
     }
+}
+
+fn unavailable(tool: &str) -> ToolError {
+    ToolError::refused(
+        format!("'{tool}' is not available in this release"),
+        "See docs/tools.md for what this server implements; erasure (forget) and the account tools come with multi-user mode.",
+    )
 }
 
 fn query_args(a: &Args<'_>, parent: Option<&str>) -> QueryArgs {

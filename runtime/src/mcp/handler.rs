@@ -22,13 +22,13 @@ use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::surface::SurfaceOptions;
 
 use super::ServerOptions;
-use super::account_tools::{self, ACCOUNT_TOOLS, LOGIN_TOOLS};
+use super::account_tools;
 use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
 use super::completions;
 use super::logging::{Outcome, SessionLevel};
 use super::subscriptions::Subscriptions;
-use super::table::{Entry, Table};
+use super::table::{Entry, StaticTool, Table};
 use super::{dispatch, documentation};
 use super::{prompts, resources};
 use crate::engine::{Engine, Envelope, Subject, ToolError};
@@ -315,23 +315,23 @@ impl McpServer {
                 subject: Subject::Tool(name.to_string()),
                 problems,
             }))
-        } else if name == "get_documentation" {
+        } else if let Entry::Static(StaticTool::GetDocumentation) = tool.entry {
             documentation::answer(&args)
-        } else if name == "auth_status" {
+        } else if let Entry::Static(StaticTool::AuthStatus) = tool.entry {
             Ok(match self.multi_user() {
                 false => caller.status(),
                 true => caller.multi_user_status(self.inner.engine.store().did()),
             })
         } else if let Some(accounts) = self.inner.options.accounts.clone()
-            && ACCOUNT_TOOLS.contains(&name)
+            && let Entry::Static(which) = tool.entry
+            && which.is_account_tool()
         {
-            let (tool_name, client) = (name.to_string(), client.to_string());
-            let outcome =
-                tokio::task::spawn_blocking(move || account_tools::call(&accounts, &tool_name, &args, &client))
-                    .await
-                    .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))));
+            let client = client.to_string();
+            let outcome = tokio::task::spawn_blocking(move || account_tools::call(&accounts, which, &args, &client))
+                .await
+                .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))));
             if session
-                && LOGIN_TOOLS.contains(&name)
+                && which.is_login()
                 && let Ok(answer) = &outcome
             {
                 let token = answer.get("token").and_then(Value::as_str).and_then(Secret::new);
@@ -341,7 +341,7 @@ impl McpServer {
         } else {
             match self.engine_for(caller) {
                 Err(refused) => return Ok(refusal(refused)),
-                Ok(engine) if dispatch::runs_inline(name, &tool.entry, self.inner.options.inline_reads) => {
+                Ok(engine) if dispatch::runs_inline(&tool.entry, self.inner.options.inline_reads) => {
                     dispatch::call_inline(&engine, name, &tool.entry, &args)
                 }
                 Ok(engine) => {

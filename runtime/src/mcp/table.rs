@@ -10,10 +10,13 @@ use serde_json::{Map, Value};
 use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::surface::{self, ClassToolKind, SurfaceOptions, ToolSpec};
 
-/// What a tool name resolves to.
+/// What a tool name resolves to, once, when the table is built: a call is routed on this, never
+/// on its name again.
 #[derive(Clone)]
 pub enum Entry {
-    Static,
+    Static(StaticTool),
+    /// A static spec this release does not serve.
+    Unavailable,
     /// A hand-written tool served beside the generated ones.
     Custom(super::CustomCall),
     /// A per-class tool: the class (as listed) and what the tool does.
@@ -21,6 +24,141 @@ pub enum Entry {
         class: Arc<Class>,
         kind: Kind,
     },
+}
+
+/// The static tools of docs/tools.md; a static spec whose name is none of these is listed and
+/// answered as not available ([`Entry::Unavailable`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StaticTool {
+    ListPerspectives,
+    AddPerspective,
+    AddLink,
+    QueryLinks,
+    SparqlQuery,
+    ChangesSince,
+    AddModel,
+    DescribePerspective,
+    InstanceCreate,
+    InstanceQuery,
+    InstanceGet,
+    InstanceUpdate,
+    InstanceAddToCollection,
+    InstanceRemoveFromCollection,
+    InstanceRemove,
+    AddChild,
+    GetChildren,
+    ExecuteCommands,
+    GetMyDid,
+    AuthStatus,
+    GetDocumentation,
+    Signup,
+    LoginEmail,
+    RequestLoginVerification,
+    VerifyEmailCode,
+    Forget,
+    ValidatePerspective,
+    GetFlows,
+    AddFlow,
+    FlowStart,
+    FlowState,
+    FlowActions,
+    FlowRunAction,
+}
+
+impl StaticTool {
+    pub fn from_name(name: &str) -> Option<StaticTool> {
+        Some(match name {
+            "list_perspectives" => StaticTool::ListPerspectives,
+            "add_perspective" => StaticTool::AddPerspective,
+            "add_link" => StaticTool::AddLink,
+            "query_links" => StaticTool::QueryLinks,
+            "sparql_query" => StaticTool::SparqlQuery,
+            "changes_since" => StaticTool::ChangesSince,
+            "add_model" => StaticTool::AddModel,
+            "describe_perspective" => StaticTool::DescribePerspective,
+            "instance_create" => StaticTool::InstanceCreate,
+            "instance_query" => StaticTool::InstanceQuery,
+            "instance_get" => StaticTool::InstanceGet,
+            "instance_update" => StaticTool::InstanceUpdate,
+            "instance_add_to_collection" => StaticTool::InstanceAddToCollection,
+            "instance_remove_from_collection" => StaticTool::InstanceRemoveFromCollection,
+            "instance_remove" => StaticTool::InstanceRemove,
+            "add_child" => StaticTool::AddChild,
+            "get_children" => StaticTool::GetChildren,
+            "execute_commands" => StaticTool::ExecuteCommands,
+            "get_my_did" => StaticTool::GetMyDid,
+            "auth_status" => StaticTool::AuthStatus,
+            "get_documentation" => StaticTool::GetDocumentation,
+            "signup" => StaticTool::Signup,
+            "login_email" => StaticTool::LoginEmail,
+            "request_login_verification" => StaticTool::RequestLoginVerification,
+            "verify_email_code" => StaticTool::VerifyEmailCode,
+            "forget" => StaticTool::Forget,
+            "validate_perspective" => StaticTool::ValidatePerspective,
+            "get_flows" => StaticTool::GetFlows,
+            "add_flow" => StaticTool::AddFlow,
+            "flow_start" => StaticTool::FlowStart,
+            "flow_state" => StaticTool::FlowState,
+            "flow_actions" => StaticTool::FlowActions,
+            "flow_run_action" => StaticTool::FlowRunAction,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            StaticTool::ListPerspectives => "list_perspectives",
+            StaticTool::AddPerspective => "add_perspective",
+            StaticTool::AddLink => "add_link",
+            StaticTool::QueryLinks => "query_links",
+            StaticTool::SparqlQuery => "sparql_query",
+            StaticTool::ChangesSince => "changes_since",
+            StaticTool::AddModel => "add_model",
+            StaticTool::DescribePerspective => "describe_perspective",
+            StaticTool::InstanceCreate => "instance_create",
+            StaticTool::InstanceQuery => "instance_query",
+            StaticTool::InstanceGet => "instance_get",
+            StaticTool::InstanceUpdate => "instance_update",
+            StaticTool::InstanceAddToCollection => "instance_add_to_collection",
+            StaticTool::InstanceRemoveFromCollection => "instance_remove_from_collection",
+            StaticTool::InstanceRemove => "instance_remove",
+            StaticTool::AddChild => "add_child",
+            StaticTool::GetChildren => "get_children",
+            StaticTool::ExecuteCommands => "execute_commands",
+            StaticTool::GetMyDid => "get_my_did",
+            StaticTool::AuthStatus => "auth_status",
+            StaticTool::GetDocumentation => "get_documentation",
+            StaticTool::Signup => "signup",
+            StaticTool::LoginEmail => "login_email",
+            StaticTool::RequestLoginVerification => "request_login_verification",
+            StaticTool::VerifyEmailCode => "verify_email_code",
+            StaticTool::Forget => "forget",
+            StaticTool::ValidatePerspective => "validate_perspective",
+            StaticTool::GetFlows => "get_flows",
+            StaticTool::AddFlow => "add_flow",
+            StaticTool::FlowStart => "flow_start",
+            StaticTool::FlowState => "flow_state",
+            StaticTool::FlowActions => "flow_actions",
+            StaticTool::FlowRunAction => "flow_run_action",
+        }
+    }
+
+    /// The account tools of multi-user mode, answered by the accounts (`auth_status` is the
+    /// handler's own).
+    pub fn is_account_tool(self) -> bool {
+        matches!(
+            self,
+            StaticTool::Signup
+                | StaticTool::LoginEmail
+                | StaticTool::RequestLoginVerification
+                | StaticTool::VerifyEmailCode
+        )
+    }
+
+    /// Those whose success carries a token (remembered for an HTTP session).
+    pub fn is_login(self) -> bool {
+        matches!(self, StaticTool::LoginEmail | StaticTool::VerifyEmailCode)
+    }
 }
 
 /// [`ClassToolKind`] without the borrow, so entries can live in the table.
@@ -77,7 +215,8 @@ impl Table {
     pub fn build(options: SurfaceOptions, fixed: &crate::engine::FixedDna, custom: &[super::CustomTool]) -> Table {
         let mut table = Table::default();
         for spec in surface::static_tools(options) {
-            table.push(spec, Entry::Static, &[]);
+            let entry = StaticTool::from_name(&spec.name).map_or(Entry::Unavailable, Entry::Static);
+            table.push(spec, entry, &[]);
         }
         for tool in custom {
             table.push(tool.spec.clone(), Entry::Custom(tool.call.clone()), &[]);
@@ -178,4 +317,29 @@ fn to_rmcp(spec: &ToolSpec) -> Tool {
         .with_title(spec.title.clone())
         .with_raw_output_schema(object(&spec.output_schema))
         .with_annotations(annotations)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_static_tool_is_served_under_its_own_name() {
+        let all = surface::static_tools(SurfaceOptions {
+            class_tools: true,
+            multi_user: true,
+        });
+        for spec in &all {
+            let tool = StaticTool::from_name(&spec.name).unwrap_or_else(|| panic!("{} has no StaticTool", spec.name));
+            assert_eq!(tool.name(), spec.name);
+        }
+        assert_eq!(StaticTool::from_name("no_such_tool"), None);
+        let accounts: Vec<&str> = all
+            .iter()
+            .filter_map(|s| StaticTool::from_name(&s.name))
+            .filter(|t| t.is_account_tool())
+            .map(StaticTool::name)
+            .collect();
+        assert_eq!(accounts, super::super::account_tools::ACCOUNT_TOOLS);
+    }
 }
