@@ -14,7 +14,7 @@
 #   4. the generated code: bytes and lines of the .rs the build script wrote in OUT_DIR, and the
 #      size of the binary.
 #
-# The workspace is copied (compiler, macros, runtime, templates, Cargo.toml, Cargo.lock; mtimes
+# The workspace is copied (compiler, macros, runtime, docs, Cargo.toml, Cargo.lock; mtimes
 # kept) so edits others make to the tree meanwhile do not land between two timed builds; its
 # Cargo.lock pins the crate's dependencies to the versions already in the cargo cache (--offline).
 #
@@ -59,7 +59,7 @@ if [ "${SNAPSHOT:-}" = keep ] && [ -d "$SCRATCH/ws/runtime" ]; then
 else
   rm -rf "$SCRATCH/ws"
   mkdir -p "$SCRATCH/ws"
-  for part in compiler macros runtime templates Cargo.toml Cargo.lock; do
+  for part in compiler macros runtime docs Cargo.toml Cargo.lock; do
     cp -a "$ROOT/$part" "$SCRATCH/ws/"
   done
   touch "$SCRATCH/ws/Cargo.toml.snapshot"

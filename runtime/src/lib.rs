@@ -6,6 +6,7 @@
 //! - [`cli`]: the `shacl-mcp` command (feature `cli`).
 
 pub use rmcp;
+pub use serde_json;
 pub use shacl_mcp_compiler as compiler;
 #[cfg(feature = "macros")]
 pub use shacl_mcp_macros::shacl_model;
@@ -20,6 +21,7 @@ pub mod mcp;
 pub mod run;
 pub mod store;
 pub mod temporal;
+pub mod typed;
 pub mod types;
 pub mod value_key;
 

@@ -38,6 +38,13 @@ macro_rules! text_type {
             }
         }
 
+        impl std::str::FromStr for $name {
+            type Err = ValueError;
+            fn from_str(text: &str) -> Result<Self, ValueError> {
+                Self::try_from(text.to_string())
+            }
+        }
+
         impl From<$name> for String {
             fn from(value: $name) -> String {
                 value.0

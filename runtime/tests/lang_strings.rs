@@ -244,14 +244,15 @@ fn the_compiled_path_has_a_rust_type_for_it() {
         .unwrap()
         .to_string();
     let hallo = shacl_mcp::LangString::new("Hallo", "de").unwrap();
-    let mut args = notes::note::CreateArgs::new(&p);
+    use shacl_mcp::typed::Model;
+    let mut args = notes::note::CreateArgs::new();
     args.title = vec![hallo.clone()];
-    let note = notes::Note::create(&engine, &args).expect("created");
+    let note = notes::Note::create(&engine, &p, &args).expect("created");
     let title: &Vec<shacl_mcp::LangString> = &note.title;
     assert_eq!(title, &vec![hallo]);
     // A tag outside languageIn is the engine's refusal, as on the interpreted path.
     args.title = vec![shacl_mcp::LangString::new("Salut", "fr").unwrap()];
-    let json = notes::Note::create(&engine, &args).unwrap_err().to_json().unwrap();
+    let json = notes::Note::create(&engine, &p, &args).unwrap_err().to_json().unwrap();
     assert_eq!(
         json["validation_errors"][0]["constraint"], "sh:LanguageInConstraintComponent",
         "{json}"

@@ -136,23 +136,16 @@ async fn chat_server_lists_its_tools_and_round_trips_a_channel_in_both_lifecycle
 }
 
 /// The exact `task_summary` entry of tools/list.
+/// task_summary's outputSchema, as schemars derives it from `Summary` (rmcp's settings:
+/// JSON Schema 2020-12, nested types under `$defs`).
 fn task_summary_entry() -> Value {
-    let count = |description: &str| json!({ "type": "integer", "minimum": 0, "description": description });
+    let count =
+        |description: &str| json!({ "type": "integer", "format": "uint64", "minimum": 0, "description": description });
     json!({
         "type": "object",
         "properties": {
             "total": count("Tasks in the perspective."),
-            "by_status": {
-                "type": "object",
-                "description": "Tasks per status; they add up to total.",
-                "properties": {
-                    "open": count("Tasks with status open, or with no status."),
-                    "in_progress": count("Tasks with status in_progress."),
-                    "done": count("Tasks with status done.")
-                },
-                "required": ["open", "in_progress", "done"],
-                "additionalProperties": false
-            },
+            "by_status": { "description": "Tasks per status; they add up to total.", "$ref": "#/$defs/ByStatus" },
             "overdue": {
                 "type": "array",
                 "description": "Ids of the tasks not done whose dueDate is before now, oldest task first.",
@@ -160,7 +153,19 @@ fn task_summary_entry() -> Value {
             }
         },
         "required": ["total", "by_status", "overdue"],
-        "additionalProperties": false
+        "additionalProperties": false,
+        "$defs": {
+            "ByStatus": {
+                "type": "object",
+                "properties": {
+                    "open": count("Tasks with status open, or with no status."),
+                    "in_progress": count("Tasks with status in_progress."),
+                    "done": count("Tasks with status done.")
+                },
+                "required": ["open", "in_progress", "done"],
+                "additionalProperties": false
+            }
+        }
     })
 }
 

@@ -1,14 +1,17 @@
-//! One class's module: its typed value, its constrained value types, the argument struct of
-//! each per-class tool, typed access through the engine, the generated validator, and its
-//! tools as static data.
+//! One class's module: its typed value, its constrained value types, the arguments of its
+//! create tool, typed access through the engine, and the checks of its constrained properties.
+//!
+//! Types are named by absolute paths (a class called `String` or `Option` cannot break them);
+//! std's derives are named bare, since derive macros live in the macro namespace, which no
+//! generated item enters.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::checks::{check_fn, check_fn_name, property_info};
-use super::idents::{field, raw_string, type_name};
+use super::checks::{check_fn, check_fn_name, has_checks};
+use super::idents::{field, type_name};
 use crate::model::{Class, Property, TemporalKind, ValueType};
-use crate::surface::{self, ClassToolKind};
+use crate::surface;
 
 /// The module for `class`: `pub mod <class> { ... }`.
 pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
@@ -18,75 +21,28 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
     let readable: Vec<&Property> = visible.iter().copied().filter(|p| p.getter.is_none()).collect();
     let plan = surface::plan(class);
 
-    let newtypes = visible.iter().filter(|p| constrained(p)).map(|p| newtype(class, p, rt));
+    let newtypes = visible.iter().filter_map(|p| match choices(p) {
+        Some(values) => Some(choice(class, p, &values, rt)),
+        None => has_checks(p).then(|| newtype(class, p, rt)),
+    });
     let fields = readable.iter().map(|p| struct_field(class, p, rt));
     let meta = meta_field(&readable, rt);
     let class_doc = class_doc(class, &plan);
     let create_args = create_args(class, &visible, rt);
-    let setter_args = plan.iter().filter_map(|t| match t.kind {
-        ClassToolKind::Set(p) => Some(value_args(
-            class,
-            &format!("Set{}Args", type_name(&p.name)),
-            &t.name,
-            p,
-            rt,
-            true,
-        )),
-        ClassToolKind::Add(p) => Some(value_args(
-            class,
-            &format!("Add{}Args", type_name(&p.name)),
-            &t.name,
-            p,
-            rt,
-            false,
-        )),
-        ClassToolKind::Remove(p) => Some(value_args(
-            class,
-            &format!("Remove{}Args", type_name(&p.name)),
-            &t.name,
-            p,
-            rt,
-            false,
-        )),
-        _ => None,
-    });
     let access = access_impl(class, &plan, rt);
-    let checks = visible.iter().map(|p| check_fn(p, rt));
-    let infos = visible.iter().map(|p| property_info(p, rt));
-    let arms = visible.iter().enumerate().map(|(i, p)| {
-        let name = check_fn_name(p);
-        quote!(#i => #name(item, references),)
+    let checks = visible.iter().filter_map(|p| check_fn(p, rt));
+    // The checks by property number: a table, `None` where the type says everything.
+    let table = visible.iter().map(|p| match has_checks(p) {
+        true => {
+            let name = check_fn_name(p);
+            quote!(::std::option::Option::Some(#name))
+        }
+        false => quote!(::std::option::Option::None),
     });
-    // A class without visible properties (a shape that only constrains its instances through
-    // the engine) has nothing to check item by item: no match, and the parameters unused.
-    let (index_param, item_param, refs_param, check_body) = if visible.is_empty() {
-        (
-            quote!(_index),
-            quote!(_item),
-            quote!(_references),
-            quote!(::std::result::Result::Ok(())),
-        )
-    } else {
-        (
-            quote!(index),
-            quote!(item),
-            quote!(references),
-            quote! {
-                match index {
-                    #(#arms)*
-                    _ => ::std::result::Result::Ok(()),
-                }
-            },
-        )
-    };
-    let tools: Vec<TokenStream> = surface::class_tools(class)
-        .iter()
-        .map(|t| raw_string(&t.to_json().to_string()))
-        .collect();
     let class_name = &class.name;
     let serde_crate = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
     let module_doc = format!(
-        " Class `{}` (`{}`): its value, its tools' arguments and its validator.",
+        " Class `{}` (`{}`): its value, its create arguments, typed access and its checks.",
         class.name, class.target_class
     );
 
@@ -94,7 +50,8 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
         #[doc = #module_doc]
         pub mod #module {
             #[doc = #class_doc]
-            #[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq, #rt::__private::serde::Serialize, #rt::__private::serde::Deserialize)]
+            #[derive(Clone, Debug, PartialEq)]
+            #[derive(#rt::__private::Serialize, #rt::__private::Deserialize)]
             #[serde(crate = #serde_crate)]
             pub struct #struct_name {
                 /// The instance's IRI.
@@ -107,38 +64,13 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
 
             #create_args
 
-            /// Arguments of the query tool.
-            pub type QueryArgs = #rt::__private::args::Query;
-            /// Arguments of the list tool.
-            pub type ListArgs = #rt::__private::args::List;
-            /// Arguments of the get, delete and get-collection tools: one instance.
-            pub type InstanceArgs = #rt::__private::args::Instance;
-
-            #(#setter_args)*
-
             #access
-
-            /// The generated validator's view of each visible property, in property order.
-            const PROPERTIES: &[#rt::__private::PropertyInfo] = &[#(#infos),*];
-
-            fn check_item(
-                #index_param: usize,
-                #item_param: &mut #rt::__private::Item<'_>,
-                #refs_param: &mut #rt::__private::ReferenceCheck<'_>,
-            ) -> ::std::result::Result<(), #rt::__private::StoreError> {
-                #check_body
-            }
 
             #(#checks)*
 
-            /// The per-class tools' `tools/list` entries, as the compiler derived them.
-            const TOOLS: &[&str] = &[#(#tools),*];
-
-            pub(super) const CLASS: #rt::__private::CompiledClass = #rt::__private::CompiledClass {
+            pub(super) const CLASS: #rt::compiled::CompiledClass = #rt::compiled::CompiledClass {
                 name: #class_name,
-                properties: PROPERTIES,
-                check_item,
-                tools: TOOLS,
+                checks: &[#(#table),*],
             };
         }
     }
@@ -158,22 +90,9 @@ fn class_doc(class: &Class, plan: &[surface::ClassTool<'_>]) -> String {
     doc
 }
 
-/// A value needs its own type when the shape constrains it beyond its JSON type.
-fn constrained(p: &Property) -> bool {
-    let c = &p.constraints;
-    !c.in_values.is_empty()
-        || c.pattern.is_some()
-        || c.min_length.is_some()
-        || c.max_length.is_some()
-        || c.min_inclusive.is_some()
-        || c.max_inclusive.is_some()
-        || c.min_exclusive.is_some()
-        || c.max_exclusive.is_some()
-}
-
 /// The Rust type of one value of `p`.
 fn value_type(class: &Class, p: &Property, rt: &TokenStream) -> TokenStream {
-    if constrained(p) {
+    if choices(p).is_some() || has_checks(p) {
         let name = newtype_name(class, p);
         return quote!(#name);
     }
@@ -184,7 +103,7 @@ fn value_type(class: &Class, p: &Property, rt: &TokenStream) -> TokenStream {
 /// unless it would clash with the class or an argument struct.
 fn newtype_name(class: &Class, p: &Property) -> syn::Ident {
     let name = type_name(&p.name).to_string();
-    let clashes = type_name(&class.name) == name || name.ends_with("Args") || name == "Self_";
+    let clashes = type_name(&class.name) == name || name.ends_with("Args") || name.ends_with("Rule") || name == "Self_";
     if clashes {
         format_ident!("{}Value", name.trim_start_matches("r#"))
     } else {
@@ -273,67 +192,101 @@ fn meta_field(readable: &[&Property], rt: &TokenStream) -> TokenStream {
     }
 }
 
-/// A type for a constrained value, checked on construction by the generated checks.
-fn newtype(class: &Class, p: &Property, rt: &TokenStream) -> TokenStream {
+/// The allowed values of a string property with `sh:in`: its values become an enum.
+fn choices(p: &Property) -> Option<Vec<&str>> {
+    let values = &p.constraints.in_values;
+    if p.value_type != ValueType::String || values.is_empty() {
+        return None;
+    }
+    values.iter().map(|v| v.value.as_str()).collect()
+}
+
+/// The variants of a choice: each value as a type name, numbered where two would clash.
+fn variant_names(values: &[&str]) -> Vec<syn::Ident> {
+    let mut taken: Vec<String> = Vec::new();
+    for (i, value) in values.iter().enumerate() {
+        let mut name = crate::naming::type_ident(value);
+        if taken.contains(&name) {
+            name = format!("{}_{i}", name.trim_start_matches("r#"));
+        }
+        taken.push(name);
+    }
+    taken.iter().map(|n| super::idents::ident(n)).collect()
+}
+
+/// An enum for a string property with `sh:in`: one variant per value, serialized as the DNA
+/// spells it, with `Display` and `FromStr` in the same spelling.
+fn choice(class: &Class, p: &Property, values: &[&str], rt: &TokenStream) -> TokenStream {
     let name = newtype_name(class, p);
-    let base = base_type(p, rt);
-    let check = check_fn_name(p);
-    let index = class.visible_properties().position(|q| q.name == p.name).unwrap_or(0);
+    let variants = variant_names(values);
+    let docs = p.constraints.in_values.iter().map(|v| match &v.label {
+        Some(label) => format!(" `{}`: {label}.", v.value),
+        None => format!(" `{}`.", v.value),
+    });
     let doc = format!(
         " A value of `{}.{}`: {}.",
         class.name,
         p.name,
         crate::surface::summary(p)
     );
-    let raw = match p.value_type {
-        ValueType::String => quote!(::std::string::String),
-        ValueType::DateTime(_) | ValueType::Reference => quote!(::std::string::String),
-        _ => base.clone(),
-    };
-    let to_json = match p.value_type {
-        ValueType::DateTime(_) | ValueType::Reference => {
-            quote!(#rt::__private::Value::from(::std::string::String::from(value.clone())))
-        }
-        _ => quote!(#rt::__private::serde_json::json!(value)),
-    };
-    let from_raw = match p.value_type {
-        ValueType::DateTime(_) | ValueType::Reference => quote! {
-            let value = #base::try_from(value)?;
-        },
-        _ => quote!(),
-    };
-    let into_raw = match p.value_type {
-        ValueType::DateTime(_) | ValueType::Reference => quote!(::std::string::String::from(value.0)),
-        _ => quote!(value.0),
-    };
+    let all: Vec<serde_json::Value> = values.iter().map(|v| serde_json::Value::from(*v)).collect();
+    let message = crate::problems::in_text(&all);
     let serde_crate = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
-    let raw_text = raw.to_string().replace(' ', "");
     quote! {
         #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq, #rt::__private::serde::Serialize, #rt::__private::serde::Deserialize)]
-        #[serde(crate = #serde_crate, try_from = #raw_text, into = #raw_text)]
-        pub struct #name(#base);
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[derive(#rt::__private::Serialize, #rt::__private::Deserialize)]
+        #[serde(crate = #serde_crate)]
+        pub enum #name {
+            #(#[doc = #docs] #[serde(rename = #values)] #variants,)*
+        }
 
         impl #name {
-            /// The value inside.
-            pub fn get(&self) -> &#base {
-                &self.0
+            /// Every value, in the shape's order.
+            pub const ALL: &'static [#name] = &[#(#name::#variants),*];
+
+            /// The value as the DNA spells it.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    #(#name::#variants => #values,)*
+                }
             }
         }
 
-        impl ::std::convert::TryFrom<#raw> for #name {
-            type Error = #rt::ValueError;
-            fn try_from(value: #raw) -> ::std::result::Result<Self, #rt::ValueError> {
-                #from_raw
-                #rt::__private::check_alone(#to_json, &PROPERTIES[#index], #check)?;
-                ::std::result::Result::Ok(#name(value))
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
 
-        impl ::std::convert::From<#name> for #raw {
-            fn from(value: #name) -> #raw {
-                #into_raw
+        impl ::std::str::FromStr for #name {
+            type Err = #rt::ValueError;
+            fn from_str(text: &str) -> ::std::result::Result<Self, #rt::ValueError> {
+                #rt::__private::choose(text, Self::ALL, Self::as_str, #message)
             }
+        }
+    }
+}
+
+/// The type of a constrained value: the runtime's `Checked` of its base type under a rule,
+/// an uninhabited type whose `CHECK` is the property's generated checks.
+fn newtype(class: &Class, p: &Property, rt: &TokenStream) -> TokenStream {
+    let name = newtype_name(class, p);
+    let rule = format_ident!("{}Rule", name.to_string().trim_start_matches("r#"));
+    let base = base_type(p, rt);
+    let check = check_fn_name(p);
+    let summary = crate::surface::summary(p);
+    let doc = format!(" A value of `{}.{}`: {summary}.", class.name, p.name);
+    let rule_doc = format!(" The rule of [`{name}`]: {summary}.");
+    quote! {
+        #[doc = #doc]
+        pub type #name = #rt::typed::Checked<#base, #rule>;
+
+        #[doc = #rule_doc]
+        pub enum #rule {}
+
+        impl #rt::typed::Rule for #rule {
+            const CHECK: fn(&mut #rt::compiled::Item<'_>) = #check;
         }
     }
 }
@@ -369,6 +322,12 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
         .copied()
         .filter(|p| p.required && !p.collection)
         .collect();
+    // Without required properties every field has an empty value: `Default` is `new()`.
+    let default = if required.is_empty() {
+        quote!(, Default)
+    } else {
+        quote!()
+    };
     let params = required.iter().map(|p| {
         let name = field(&p.name);
         let ty = value_type(class, p, rt);
@@ -388,11 +347,10 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
     let doc = format!(" Arguments of `{tool}`.");
     quote! {
         #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq, #rt::__private::serde::Serialize, #rt::__private::serde::Deserialize)]
+        #[derive(Clone, Debug, PartialEq #default)]
+        #[derive(#rt::__private::Serialize, #rt::__private::Deserialize)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         pub struct CreateArgs {
-            /// The perspective to create the instance in.
-            pub perspective_id: ::std::string::String,
             /// The new instance's IRI; minted when `None`.
             #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub expression_address: ::std::option::Option<::std::string::String>,
@@ -404,9 +362,8 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
 
         impl CreateArgs {
             /// The required properties; everything else empty.
-            pub fn new(perspective_id: impl ::std::convert::Into<::std::string::String>, #(#params),*) -> Self {
+            pub fn new(#(#params),*) -> Self {
                 CreateArgs {
-                    perspective_id: perspective_id.into(),
                     expression_address: ::std::option::Option::None,
                     parent: ::std::option::Option::None,
                     #(#inits),*
@@ -435,105 +392,47 @@ fn serde_attrs_args(p: &Property) -> TokenStream {
     }
 }
 
-/// The arguments of a tool that takes one `value`: a setter (`null` clears an optional scalar)
-/// or a collection's add and remove.
-fn value_args(
-    class: &Class,
-    struct_name: &str,
-    tool: &str,
-    p: &Property,
-    rt: &TokenStream,
-    setter: bool,
-) -> TokenStream {
-    let name = format_ident!("{}", struct_name);
-    let value = value_type(class, p, rt);
-    let ty = if setter && p.is_optional_scalar() {
-        quote!(::std::option::Option<#value>)
-    } else {
-        value
-    };
-    let serde_crate = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
-    let doc = format!(" Arguments of `{tool}`.");
-    quote! {
-        #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::fmt::Debug, ::std::cmp::PartialEq, #rt::__private::serde::Serialize, #rt::__private::serde::Deserialize)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
-        pub struct #name {
-            pub perspective_id: ::std::string::String,
-            pub expression_address: ::std::string::String,
-            pub value: #ty,
-        }
-    }
-}
-
-/// Typed access: the class through the engine, with Rust types.
+/// Typed access: the class's [`Model`] constants and a handle per property; the methods are
+/// the runtime's (`shacl_mcp::typed`).
 fn access_impl(class: &Class, plan: &[surface::ClassTool<'_>], rt: &TokenStream) -> TokenStream {
     let struct_name = type_name(&class.name);
     let class_name = &class.name;
-    let methods = plan.iter().filter_map(|t| {
-        let tool = &t.name;
-        match t.kind {
-            ClassToolKind::Set(p) => {
-                let method = format_ident!("set_{}", crate::naming::rust_safe(&crate::naming::snake(&p.name)));
-                let value = value_type(class, p, rt);
-                let ty = if p.is_optional_scalar() { quote!(::std::option::Option<#value>) } else { value };
-                let property = &p.name;
-                let doc = format!(" `{tool}`: sets `{property}`{}.", if p.is_optional_scalar() { " (`None` clears it)" } else { "" });
-                Some(quote! {
-                    #[doc = #doc]
-                    pub fn #method(engine: &#rt::__private::Engine, perspective_id: &str, id: &str, value: #ty) -> ::std::result::Result<(), #rt::__private::ToolError> {
-                        #rt::__private::set(engine, #class_name, perspective_id, id, #property, &value)
-                    }
-                })
-            }
-            ClassToolKind::Add(p) | ClassToolKind::Remove(p) => {
-                let adding = matches!(t.kind, ClassToolKind::Add(_));
-                let verb = if adding { "add" } else { "remove" };
-                let method = format_ident!("{}_{}", verb, crate::naming::rust_safe(&crate::naming::snake(&p.name)));
-                let value = value_type(class, p, rt);
-                let collection = &p.name;
-                let call = if adding { quote!(add) } else { quote!(remove) };
-                let doc = format!(" `{tool}`: {verb}s one item of `{collection}`.");
-                Some(quote! {
-                    #[doc = #doc]
-                    pub fn #method(engine: &#rt::__private::Engine, perspective_id: &str, id: &str, item: &#value) -> ::std::result::Result<(), #rt::__private::ToolError> {
-                        #rt::__private::#call(engine, #class_name, perspective_id, id, #collection, item)
-                    }
-                })
-            }
-            _ => None,
+    let handles = class.visible_properties().filter(|p| p.getter.is_none()).map(|p| {
+        let constant = format_ident!(
+            "{}",
+            crate::naming::field_ident(&p.name)
+                .trim_start_matches("r#")
+                .to_uppercase()
+        );
+        let value = value_type(class, p, rt);
+        let tools: Vec<String> = plan
+            .iter()
+            .filter(|t| t.kind.property().is_some_and(|q| q.name == p.name))
+            .map(|t| format!("`{}`", t.name))
+            .collect();
+        let mut doc = property_doc(p);
+        if !tools.is_empty() {
+            doc.push_str(&format!(" Tools: {}.", tools.join(", ")));
+        }
+        let handle = if p.collection {
+            quote!(Collection)
+        } else {
+            quote!(Scalar)
+        };
+        let name = &p.name;
+        quote! {
+            #[doc = #doc]
+            pub const #constant: #rt::typed::#handle<#struct_name, #value> = #rt::typed::#handle::new(#name);
         }
     });
-    let create_doc = format!(
-        " `{}`: creates a {class_name} and reads it back.",
-        crate::naming::class_tool(&class.name, "create")
-    );
     quote! {
+        impl #rt::typed::Model for #struct_name {
+            const CLASS_NAME: &'static str = #class_name;
+            type Create = CreateArgs;
+        }
+
         impl #struct_name {
-            /// The class name the tools take as `class_name`.
-            pub const CLASS_NAME: &'static str = #class_name;
-
-            #[doc = #create_doc]
-            pub fn create(engine: &#rt::__private::Engine, args: &CreateArgs) -> ::std::result::Result<Self, #rt::__private::ToolError> {
-                #rt::__private::create(engine, #class_name, args)
-            }
-
-            /// Reads one instance.
-            pub fn get(engine: &#rt::__private::Engine, perspective_id: &str, id: &str) -> ::std::result::Result<Self, #rt::__private::ToolError> {
-                #rt::__private::get(engine, #class_name, perspective_id, id)
-            }
-
-            /// Instances matching `args` (a filter, paging, order), as instance_query finds them.
-            pub fn query(engine: &#rt::__private::Engine, perspective_id: &str, args: #rt::__private::QueryArgs) -> ::std::result::Result<::std::vec::Vec<Self>, #rt::__private::ToolError> {
-                #rt::__private::query(engine, #class_name, perspective_id, args)
-            }
-
-            /// Removes the instance: its destructor, then every link in or out of it.
-            pub fn delete(engine: &#rt::__private::Engine, perspective_id: &str, id: &str) -> ::std::result::Result<(), #rt::__private::ToolError> {
-                #rt::__private::delete(engine, #class_name, perspective_id, id)
-            }
-
-            #(#methods)*
+            #(#handles)*
         }
     }
 }

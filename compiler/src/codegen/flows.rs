@@ -53,7 +53,7 @@ fn flow(flow: &Flow, rt: &TokenStream) -> TokenStream {
     );
     quote! {
         #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::marker::Copy, ::std::fmt::Debug, ::std::default::Default)]
+        #[derive(Clone, Copy, Debug, Default)]
         pub struct #ty;
 
         #state_enum
@@ -65,38 +65,38 @@ fn flow(flow: &Flow, rt: &TokenStream) -> TokenStream {
 
             /// `flow_start`: enters the flow's first state.
             pub fn start(
-                engine: &#rt::__private::Engine,
+                engine: &#rt::engine::Engine,
                 perspective: &str,
                 subject: &str,
-            ) -> ::std::result::Result<#rt::__private::Value, #rt::__private::ToolError> {
+            ) -> ::std::result::Result<#rt::serde_json::Value, #rt::engine::ToolError> {
                 engine.flow_start(perspective, Self::NAME, subject)
             }
 
             /// `flow_run_action`: one step, or a proposal under a consensus rule.
             pub fn run(
-                engine: &#rt::__private::Engine,
+                engine: &#rt::engine::Engine,
                 perspective: &str,
                 subject: &str,
                 action: #action_ty,
-            ) -> ::std::result::Result<#rt::__private::Value, #rt::__private::ToolError> {
+            ) -> ::std::result::Result<#rt::serde_json::Value, #rt::engine::ToolError> {
                 engine.flow_run_action(perspective, Self::NAME, subject, action.name())
             }
 
             /// `flow_actions`: what may be done next, and why the rest is blocked.
             pub fn actions(
-                engine: &#rt::__private::Engine,
+                engine: &#rt::engine::Engine,
                 perspective: &str,
                 subject: &str,
-            ) -> ::std::result::Result<#rt::__private::Value, #rt::__private::ToolError> {
+            ) -> ::std::result::Result<#rt::serde_json::Value, #rt::engine::ToolError> {
                 engine.flow_actions(perspective, Self::NAME, subject)
             }
 
             /// The subject's state; `None` when the flow was not started for it.
             pub fn state(
-                engine: &#rt::__private::Engine,
+                engine: &#rt::engine::Engine,
                 perspective: &str,
                 subject: &str,
-            ) -> ::std::result::Result<::std::option::Option<#state_ty>, #rt::__private::ToolError> {
+            ) -> ::std::result::Result<::std::option::Option<#state_ty>, #rt::engine::ToolError> {
                 let state = engine.flow_state(perspective, Self::NAME, subject)?;
                 ::std::result::Result::Ok(state.get("state").and_then(|s| s.as_str()).and_then(#state_ty::from_name))
             }
@@ -110,7 +110,7 @@ fn named_enum(ty: &syn::Ident, names: &[&str], doc: &str) -> TokenStream {
     let docs: Vec<String> = names.iter().map(|n| format!(" `{n}`")).collect();
     quote! {
         #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::marker::Copy, ::std::fmt::Debug, ::std::cmp::PartialEq, ::std::cmp::Eq, ::std::hash::Hash)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum #ty {
             #(#[doc = #docs] #variants,)*
         }

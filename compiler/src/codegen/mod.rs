@@ -110,8 +110,8 @@ pub fn tokens(dna: &Dna, sources: &[Source], options: &Options) -> proc_macro2::
         class_links.join(", ")
     ));
     let source_items = sources.iter().map(|s| {
-        let (file, text, turtle) = (&s.file, &s.text, s.format == Format::Turtle);
-        quote!(#rt::__private::Source { file: #file, text: #text, turtle: #turtle })
+        let (file, text, turtle) = (&s.file, idents::raw_string(&s.text), s.format == Format::Turtle);
+        quote!(#rt::compiled::Source { file: #file, text: #text, turtle: #turtle })
     });
     let modules: Vec<syn::Ident> = dna.classes.iter().map(|c| idents::field(&c.name)).collect();
     let structs: Vec<syn::Ident> = dna.classes.iter().map(|c| idents::type_name(&c.name)).collect();
@@ -119,13 +119,13 @@ pub fn tokens(dna: &Dna, sources: &[Source], options: &Options) -> proc_macro2::
     let flows = flows::module(dna, &rt);
     quote! {
         #[doc = #doc]
-        #[derive(::std::clone::Clone, ::std::marker::Copy, ::std::fmt::Debug, ::std::default::Default)]
+        #[derive(Clone, Copy, Debug, Default)]
         pub struct #dna_type;
 
-        impl #rt::__private::CompiledDna for #dna_type {
+        impl #rt::CompiledDna for #dna_type {
             const NAME: &'static str = #name;
-            const SOURCES: &'static [#rt::__private::Source] = &[#(#source_items),*];
-            const CLASSES: &'static [#rt::__private::CompiledClass] = &[#(#modules::CLASS),*];
+            const SOURCES: &'static [#rt::compiled::Source] = &[#(#source_items),*];
+            const CLASSES: &'static [#rt::compiled::CompiledClass] = &[#(#modules::CLASS),*];
         }
 
         #(pub use self::#modules::#structs;)*

@@ -2,14 +2,15 @@
 //! perspective with `Task::query` and counts them by their typed `status`, listing the ones
 //! whose typed `due_date` has passed and that are not done.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
 use shacl_mcp::CustomTool;
 use shacl_mcp::clock::{Clock, SystemClock, parse_rfc3339_micros};
-use shacl_mcp::compiler::surface::{ToolAnnotations, ToolSpec};
-use shacl_mcp::engine::{Engine, QueryArgs, ToolError};
+use shacl_mcp::compiler::surface::ToolAnnotations;
+use shacl_mcp::engine::{Engine, ToolError};
+use shacl_mcp::typed::Model;
 
-use crate::tasks::Task;
+use crate::tasks::task::{Status, Task};
 
 /// The tool's name in `tools/list`.
 pub const NAME: &str = "task_summary";
@@ -25,102 +26,58 @@ ids in `overdue` for their details.\n\
 Example: task_summary({\"perspective_id\":\"<P>\"}) → {\"total\":3,\"by_status\":{\"open\":1,\
 \"in_progress\":1,\"done\":1},\"overdue\":[\"ad4m://obj/…\"]}";
 
-/// The tool's arguments, as its inputSchema allows them.
-#[derive(Deserialize)]
+/// The tool's arguments: its inputSchema is derived from this type.
+#[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Args {
-    perspective_id: String,
+pub struct Args {
+    /// UUID of the perspective (from list_perspectives or add_perspective).
+    pub perspective_id: String,
 }
 
-/// The tool's result, as its outputSchema describes it.
-#[derive(Debug, Default, PartialEq, Serialize)]
+/// The tool's result: its outputSchema is derived from this type.
+#[derive(Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Summary {
+    /// Tasks in the perspective.
     pub total: u64,
+    /// Tasks per status; they add up to total.
     pub by_status: ByStatus,
+    /// Ids of the tasks not done whose dueDate is before now, oldest task first.
     pub overdue: Vec<String>,
 }
 
-#[derive(Debug, Default, PartialEq, Serialize)]
+#[derive(Debug, Default, PartialEq, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ByStatus {
+    /// Tasks with status open, or with no status.
     pub open: u64,
+    /// Tasks with status in_progress.
     pub in_progress: u64,
+    /// Tasks with status done.
     pub done: u64,
 }
 
-/// The tool, ready for `shacl_mcp::serve_with`.
+/// The tool, ready for `shacl_mcp::serve_with`: its schemas come from [`Args`] and [`Summary`].
 pub fn tool() -> CustomTool {
-    CustomTool::new(spec(), call)
+    CustomTool::typed(NAME, "Task summary", DESCRIPTION, ToolAnnotations::READ, summary)
 }
 
-/// Name, description, strict inputSchema, outputSchema and annotations.
-pub fn spec() -> ToolSpec {
-    let count = |description: &str| json!({ "type": "integer", "minimum": 0, "description": description });
-    ToolSpec {
-        name: NAME.to_string(),
-        title: "Task summary".to_string(),
-        description: DESCRIPTION.to_string(),
-        input_schema: json!({
-            "type": "object",
-            "properties": {
-                "perspective_id": {
-                    "type": "string",
-                    "description": "UUID of the perspective (from list_perspectives or add_perspective)."
-                }
-            },
-            "required": ["perspective_id"],
-            "additionalProperties": false
-        }),
-        output_schema: json!({
-            "type": "object",
-            "properties": {
-                "total": count("Tasks in the perspective."),
-                "by_status": {
-                    "type": "object",
-                    "description": "Tasks per status; they add up to total.",
-                    "properties": {
-                        "open": count("Tasks with status open, or with no status."),
-                        "in_progress": count("Tasks with status in_progress."),
-                        "done": count("Tasks with status done.")
-                    },
-                    "required": ["open", "in_progress", "done"],
-                    "additionalProperties": false
-                },
-                "overdue": {
-                    "type": "array",
-                    "description": "Ids of the tasks not done whose dueDate is before now, oldest task first.",
-                    "items": { "type": "string" }
-                }
-            },
-            "required": ["total", "by_status", "overdue"],
-            "additionalProperties": false
-        }),
-        annotations: ToolAnnotations::READ,
-    }
-}
-
-fn call(engine: &Engine, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
-    let args: Args = serde_json::from_value(Value::Object(arguments.clone()))
-        .map_err(|e| ToolError::Internal(format!("{NAME}: arguments passed the schema but not serde: {e}")))?;
+/// The tool's body.
+pub fn summary(engine: &Engine, args: Args) -> Result<Summary, ToolError> {
     let tasks = all_tasks(engine, &args.perspective_id)?;
-    let summary = summarize(&tasks, SystemClock.now_micros());
-    serde_json::to_value(summary).map_err(|e| ToolError::Internal(e.to_string()))
+    Ok(summarize(&tasks, SystemClock.now_micros()))
 }
 
 /// Every task of the perspective, oldest first, a page at a time.
 fn all_tasks(engine: &Engine, perspective_id: &str) -> Result<Vec<Task>, ToolError> {
     let mut tasks = Vec::new();
     loop {
-        let page = Task::query(
-            engine,
-            perspective_id,
-            QueryArgs {
-                limit: Some(PAGE),
-                offset: Some(tasks.len() as u64),
-                ..QueryArgs::default()
-            },
-        )?;
-        let full = page.len() as u64 == PAGE;
-        tasks.extend(page);
+        let page = Task::query()
+            .limit(PAGE)
+            .offset(tasks.len() as u64)
+            .fetch(engine, perspective_id)?;
+        let full = page.instances.len() as u64 == PAGE;
+        tasks.extend(page.instances);
         if !full {
             return Ok(tasks);
         }
@@ -134,18 +91,17 @@ pub fn summarize(tasks: &[Task], now: i64) -> Summary {
         ..Summary::default()
     };
     for task in tasks {
-        let status = task.status.as_ref().map(|s| s.get().as_str());
-        match status {
-            Some("done") => summary.by_status.done += 1,
-            Some("in_progress") => summary.by_status.in_progress += 1,
-            _ => summary.by_status.open += 1,
+        match task.status {
+            Some(Status::Done) => summary.by_status.done += 1,
+            Some(Status::InProgress) => summary.by_status.in_progress += 1,
+            Some(Status::Open) | None => summary.by_status.open += 1,
         }
         let past_due = task
             .due_date
             .as_ref()
             .and_then(|due| parse_rfc3339_micros(due.as_str()))
             .is_some_and(|due| due < now);
-        if past_due && status != Some("done") {
+        if past_due && task.status != Some(Status::Done) {
             summary.overdue.push(task.id.to_string());
         }
     }
@@ -154,6 +110,8 @@ pub fn summarize(tasks: &[Task], now: i64) -> Summary {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn task(id: &str, status: Option<&str>, due: Option<&str>) -> Task {
@@ -199,10 +157,11 @@ mod tests {
 
     #[test]
     fn the_spec_is_strict() {
-        let spec = spec();
+        let spec = tool().spec;
         assert_eq!(spec.input_schema["additionalProperties"], false);
         assert_eq!(spec.input_schema["required"], json!(["perspective_id"]));
         assert_eq!(spec.output_schema["additionalProperties"], false);
         assert!(spec.annotations.read_only);
+        assert!(spec.input_schema.get("$schema").is_none(), "{}", spec.input_schema);
     }
 }

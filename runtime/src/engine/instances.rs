@@ -11,9 +11,12 @@ use shacl_mcp_compiler::problems as words;
 use super::actions::Runner;
 use super::error::{Envelope, Problem, Subject, ToolError};
 use super::object::{carries_marker, instance_object, is_instance, links_of};
-use super::validate::{Item, Mode, RefState, ReferenceCheck, check_compiled, check_single, interpret_item, with_type};
+use super::validate::{
+    Mode, RefState, ReferenceCheck, check_compiled, check_single, compiled_item, interpret_item, with_type,
+};
 use super::write_rule::{Checked, Recorder, WriteKind};
 use super::{Engine, values};
+use crate::compiled::Item;
 use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
 impl Engine {
@@ -26,6 +29,34 @@ impl Engine {
         base_uri: Option<&str>,
         parent: Option<&str>,
     ) -> Result<Value, ToolError> {
+        let (result, _) = self.create(perspective, class_name, properties, base_uri, parent, false)?;
+        Ok(result)
+    }
+
+    /// `instance_create`, answering with the instance object read back inside the write's
+    /// transaction (so it is the instance the write made): the typed API's create.
+    pub fn instance_create_read_back(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        properties: &Map<String, Value>,
+        base_uri: Option<&str>,
+        parent: Option<&str>,
+    ) -> Result<Value, ToolError> {
+        let (_, instance) = self.create(perspective, class_name, properties, base_uri, parent, true)?;
+        Ok(instance.unwrap_or_default())
+    }
+
+    /// The create, and with `read_back` the instance object before the commit.
+    fn create(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        properties: &Map<String, Value>,
+        base_uri: Option<&str>,
+        parent: Option<&str>,
+        read_back: bool,
+    ) -> Result<(Value, Option<Value>), ToolError> {
         let mut problems = Vec::new();
         for (name, value) in [("base_uri", base_uri), ("parent", parent)] {
             if let Some(v) = value.filter(|v| !is_node(v)) {
@@ -105,6 +136,10 @@ impl Engine {
             &class,
             self.check_write(&tx, perspective, &class, &base, WriteKind::Create),
         )?;
+        let instance = match read_back {
+            true => Some(instance_object(&class, &base, &links_of(&tx, perspective, &base)?)),
+            false => None,
+        };
         tx.commit()?;
 
         let mut result = Map::new();
@@ -120,7 +155,7 @@ impl Engine {
             result.insert("added_to_parent".into(), true.into());
         }
         checked.add_to(&mut result);
-        Ok(Value::Object(result))
+        Ok((Value::Object(result), instance))
     }
 
     /// `instance_get`: the instance object.
@@ -355,7 +390,7 @@ impl Engine {
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
         let problems = match self.fixed.compiled_class(&class.name) {
             // Generated code: the same structure, the checks of each value compiled in.
-            Some(compiled) => check_compiled(compiled, properties, unset, mode, &mut references)?,
+            Some(compiled) => check_compiled(compiled, class, properties, unset, mode, &mut references)?,
             None => super::validate::interpret_values(class, properties, unset, mode, &mut references)?,
         };
         if !problems.is_empty() && !tx.is_recording() {
@@ -434,14 +469,11 @@ impl Engine {
             return Err(class_envelope(class, vec![problem]));
         }
         let mut references = |iri: &str, target: &str| self.reference_state(tx, perspective, iri, target);
-        let compiled = self
-            .fixed
-            .compiled_class(&class.name)
-            .and_then(|c| c.properties.iter().position(|r| r.name == p.name).map(|i| (c, i)));
-        let problems = match compiled {
-            Some((c, index)) => {
-                let mut check = |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (c.check_item)(i, it, r);
-                check_single(&c.properties[index], index, item_value, &mut check, &mut references)?
+        let index = class.visible_properties().position(|q| q.name == p.name).unwrap_or(0);
+        let problems = match self.fixed.compiled_class(&class.name) {
+            Some(c) => {
+                let mut check = |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| compiled_item(p, c, i, it, r);
+                check_single(p, index, item_value, &mut check, &mut references)?
             }
             None => {
                 let mut check = |_: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| interpret_item(p, it, r);

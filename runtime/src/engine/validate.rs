@@ -16,7 +16,7 @@ use shacl_mcp_compiler::model::{Access, Class, NodeKind, Property, TemporalKind,
 use shacl_mcp_compiler::problems as words;
 
 use super::error::Problem;
-use crate::compiled::CompiledClass;
+use crate::compiled::{CompiledClass, Item};
 use crate::store::StoreError;
 use crate::temporal;
 
@@ -112,81 +112,6 @@ impl PropertyRule for Property {
     }
 }
 
-/// A property as generated code describes it: the same facts, as constants.
-#[derive(Clone, Copy, Debug)]
-pub struct PropertyInfo {
-    pub name: &'static str,
-    pub access: Access,
-    pub collection: bool,
-    pub required: bool,
-    pub min_count: u64,
-    pub max_count: Option<u64>,
-    pub expected_type: &'static str,
-    pub cardinality: &'static str,
-}
-
-impl PropertyRule for PropertyInfo {
-    fn name(&self) -> &str {
-        self.name
-    }
-    fn access(&self) -> Access {
-        self.access
-    }
-    fn collection(&self) -> bool {
-        self.collection
-    }
-    fn required(&self) -> bool {
-        self.required
-    }
-    fn min_count(&self) -> u64 {
-        self.min_count
-    }
-    fn max_count(&self) -> Option<u64> {
-        self.max_count
-    }
-    fn expected_type(&self) -> Cow<'_, str> {
-        Cow::Borrowed(self.expected_type)
-    }
-    fn cardinality(&self) -> Cow<'_, str> {
-        Cow::Borrowed(self.cardinality)
-    }
-}
-
-/// One value being checked: the checks push their problems here.
-pub struct Item<'a> {
-    pub value: &'a Value,
-    label: &'a str,
-    expected_type: &'a str,
-    cardinality: &'a str,
-    out: &'a mut Vec<Problem>,
-}
-
-impl Item<'_> {
-    /// Records a problem of this value, the SHACL constraint `component` it breaks, with the
-    /// property's type, cardinality and the value.
-    pub fn problem(&mut self, component: &str, text: impl Into<String>) {
-        let problem = Problem {
-            property: self.label.to_string(),
-            problem: text.into(),
-            expected_type: Some(self.expected_type.to_string()),
-            cardinality: Some(self.cardinality.to_string()),
-            received: Some(words::received(self.value)),
-            ..Problem::new("", "")
-        };
-        self.out.push(problem.breaks(component));
-    }
-
-    /// The reference check shared by both paths: the IRI must name an instance of `class`.
-    pub fn reference(&mut self, iri: &str, class: &str, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
-        match references(iri, class)? {
-            RefState::Instance => {}
-            RefState::OtherKind => self.problem(words::component::CLASS, words::not_instance(class)),
-            RefState::Missing => self.problem(words::component::CLASS, words::missing_instance(class)),
-        }
-        Ok(())
-    }
-}
-
 /// The checks of one value of property number `index` (in the order of the rules given).
 pub type ItemCheck<'c> = dyn FnMut(usize, &mut Item<'_>, &mut ReferenceCheck<'_>) -> Result<(), StoreError> + 'c;
 
@@ -253,20 +178,24 @@ pub fn check_values<R: PropertyRule>(
     Ok(problems)
 }
 
-/// The generated validator of a class ([`CompiledClass`]): [`check_values`] over its rules
-/// with its compiled checks, after a pass that accepts valid values without building anything.
+/// The generated validator of a class ([`CompiledClass`]): [`check_values`] over the model's
+/// rules with [`compiled_item`], after a pass that accepts valid values without building
+/// anything.
 pub fn check_compiled(
-    class: &CompiledClass,
+    compiled: &CompiledClass,
+    class: &Class,
     given: &Map<String, Value>,
     unset: &[String],
     mode: Mode,
     references: &mut ReferenceCheck<'_>,
 ) -> Result<Vec<Problem>, StoreError> {
-    let mut item = |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| (class.check_item)(i, it, r);
-    if all_valid(class.properties, given, unset, mode, &mut item, references)? {
+    let rules: Vec<&Property> = class.visible_properties().collect();
+    let mut item =
+        |i: usize, it: &mut Item<'_>, r: &mut ReferenceCheck<'_>| compiled_item(rules[i], compiled, i, it, r);
+    if all_valid(&rules, given, unset, mode, &mut item, references)? {
         return Ok(Vec::new());
     }
-    check_values(class.properties, given, unset, mode, &mut item, references)
+    check_values(&rules, given, unset, mode, &mut item, references)
 }
 
 /// Whether [`check_values`] would find no problem, in one pass over `given` that allocates
@@ -284,8 +213,6 @@ pub fn all_valid<R: PropertyRule>(
     if !unset.is_empty() || rules.len() > 64 {
         return Ok(false);
     }
-    // Problems of the checks land here; the first one ends the pass.
-    let mut scratch = Vec::new();
     let mut seen = 0u64;
     for (name, value) in given {
         let Some(index) = rules.iter().position(|p| p.name() == name.as_str()) else {
@@ -296,15 +223,11 @@ pub fn all_valid<R: PropertyRule>(
         if access_refused(p, mode) {
             return Ok(false);
         }
-        let mut check = |value: &Value, scratch: &mut Vec<Problem>| {
-            let mut it = Item {
-                value,
-                label: p.name(),
-                expected_type: "",
-                cardinality: "",
-                out: scratch,
-            };
-            item(index, &mut it, references)
+        // Whether the value passes every check.
+        let mut passes = |value: &Value| {
+            let mut it = Item::new(value);
+            item(index, &mut it, references)?;
+            Ok::<bool, StoreError>(it.found.is_empty())
         };
         if p.collection() {
             let Value::Array(items) = value else {
@@ -315,8 +238,7 @@ pub fn all_valid<R: PropertyRule>(
                 return Ok(false);
             }
             for v in items {
-                check(v, &mut scratch)?;
-                if !scratch.is_empty() {
+                if !passes(v)? {
                     return Ok(false);
                 }
             }
@@ -324,8 +246,7 @@ pub fn all_valid<R: PropertyRule>(
             if matches!(value, Value::Array(_) | Value::Null) {
                 return Ok(false);
             }
-            check(value, &mut scratch)?;
-            if !scratch.is_empty() {
+            if !passes(value)? {
                 return Ok(false);
             }
         }
@@ -388,14 +309,12 @@ pub fn check_value<R: PropertyRule>(
         };
         for (i, v) in items.iter().enumerate() {
             let label = format!("{}[{i}]", p.name());
-            let mut it = Item {
-                value: v,
+            let words = Words {
                 label: &label,
                 expected_type: &expected_type,
                 cardinality: &cardinality,
-                out: problems,
             };
-            item(index, &mut it, references)?;
+            words.check(index, v, item, references, problems)?;
         }
         let n = items.len() as u64;
         if let Some(max) = p.max_count()
@@ -414,17 +333,51 @@ pub fn check_value<R: PropertyRule>(
         Value::Null if p.optional_scalar() => problems.push(structural(words::NULL_OPTIONAL)),
         Value::Null => problems.push(count(words::NULL_REQUIRED, words::component::MIN_COUNT)),
         _ => {
-            let mut it = Item {
-                value,
+            let words = Words {
                 label: p.name(),
                 expected_type: &expected_type,
                 cardinality: &cardinality,
-                out: problems,
             };
-            item(index, &mut it, references)?;
+            words.check(index, value, item, references, problems)?;
         }
     }
     Ok(())
+}
+
+/// What a problem of one value says besides its finding: the value's label (`tags[2]`), the
+/// property's type and cardinality.
+struct Words<'w> {
+    label: &'w str,
+    expected_type: &'w str,
+    cardinality: &'w str,
+}
+
+impl Words<'_> {
+    /// Runs the checks of one value and adds each finding to `problems`, in the words of the
+    /// envelope.
+    fn check(
+        &self,
+        index: usize,
+        value: &Value,
+        item: &mut ItemCheck<'_>,
+        references: &mut ReferenceCheck<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Result<(), StoreError> {
+        let mut it = Item::new(value);
+        item(index, &mut it, references)?;
+        problems.extend(it.found.into_iter().map(|found| {
+            let problem = Problem {
+                property: self.label.to_string(),
+                problem: found.text,
+                expected_type: Some(self.expected_type.to_string()),
+                cardinality: Some(self.cardinality.to_string()),
+                received: Some(words::received(value)),
+                ..Problem::new("", "")
+            };
+            problem.breaks(found.component)
+        }));
+        Ok(())
+    }
 }
 
 fn with_rule<R: PropertyRule + ?Sized>(p: &R, mut problem: Problem) -> Problem {
@@ -439,62 +392,89 @@ pub fn with_type(p: &Property, problem: Problem) -> Problem {
 }
 
 /// The interpreter's checks of one value, from the model: type first and alone; then `in`,
-/// pattern, length, range, IRI and reference, each its own problem.
+/// pattern, length, range, node kind and reference, each its own problem.
 pub fn interpret_item(p: &Property, it: &mut Item<'_>, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
-    let value = it.value;
-    if !has_type(p, value) {
-        it.problem(words::type_component(p), words::type_problem(p));
+    if !type_holds(p, it) {
         return Ok(());
     }
+    interpret_constraints(p, it);
+    node_checks(p, it, references)
+}
+
+/// The compiled checks of one value of visible property number `index`: the type, node kind
+/// and reference checks from the model, as [`interpret_item`] makes them, and between them
+/// the constraints with the shape's constants compiled in.
+pub fn compiled_item(
+    p: &Property,
+    compiled: &CompiledClass,
+    index: usize,
+    it: &mut Item<'_>,
+    references: &mut ReferenceCheck<'_>,
+) -> Result<(), StoreError> {
+    if !type_holds(p, it) {
+        return Ok(());
+    }
+    if let Some(Some(check)) = compiled.checks.get(index) {
+        check(it);
+    }
+    node_checks(p, it, references)
+}
+
+/// The type check, alone: when it fails nothing else is checked.
+fn type_holds(p: &Property, it: &mut Item<'_>) -> bool {
+    let holds = has_type(p, it.value);
+    if !holds {
+        it.problem(words::type_component(p), words::type_problem(p));
+    }
+    holds
+}
+
+/// `in`, pattern, lengths and range, from the model (the generated checks compile the same).
+fn interpret_constraints(p: &Property, it: &mut Item<'_>) {
+    let value = it.value;
     let c = &p.constraints;
     if !c.in_values.is_empty() && !c.in_values.iter().any(|allowed| same_value(&allowed.value, value)) {
         let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
         it.problem(words::component::IN, words::in_text(&values));
     }
-    // A language-tagged string's pattern and lengths are of its text.
-    let text = match p.value_type {
-        ValueType::LangString => shacl_mcp_compiler::literal::lang_value(value).map(|(text, _)| text),
-        _ => value.as_str(),
-    };
-    if let (Some(pattern), Some(text)) = (&c.pattern, text)
-        && let Some(regex) = compiled(&pattern.regex_source())
-        && !regex.is_match(text)
-    {
-        it.problem(words::component::PATTERN, words::pattern_text(&pattern.source));
-    }
-    if let Some(text) = text {
-        let n = text.chars().count() as u64;
-        if let Some(min) = c.min_length
-            && n < min
+    let textual = value.is_string() || p.value_type == ValueType::LangString;
+    if textual {
+        let text = it.text();
+        if let Some(pattern) = &c.pattern
+            && let Some(regex) = compiled(&pattern.regex_source())
+            && !regex.is_match(text)
         {
-            it.problem(words::component::MIN_LENGTH, words::too_short(min));
+            it.problem(words::component::PATTERN, words::pattern_text(&pattern.source));
         }
-        if let Some(max) = c.max_length
-            && n > max
-        {
-            it.problem(words::component::MAX_LENGTH, words::too_long(max));
-        }
+        it.length_within(c.min_length, c.max_length);
     }
     if let Some(x) = value.as_f64() {
         let bounds = words::bounds(p);
-        let broken: Vec<(&str, &str)> = bounds
-            .iter()
-            .filter(|b| !b.holds(x))
-            .map(|b| (b.op, b.text.as_str()))
-            .collect();
-        if let Some((op, _)) = broken.first() {
-            it.problem(words::bound_component(op), words::range_text(broken));
-        }
+        let checked: Vec<(&str, &str, bool)> = bounds.iter().map(|b| (b.op, b.text.as_str(), b.holds(x))).collect();
+        it.out_of_range(&checked);
     }
+}
+
+/// The node kind of a reference or IRI-valued property, then the instance a reference names.
+fn node_checks(p: &Property, it: &mut Item<'_>, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
     let needs_iri = p.value_type == ValueType::Reference || p.node_kind == Some(NodeKind::Iri);
-    if let Some(text) = text
-        && needs_iri
-    {
-        if !p.nodes().allow(text) {
-            it.problem(words::component::NODE_KIND, words::not_a_node(p.nodes()));
-        } else if let Some(target) = &p.target_class {
-            it.reference(text, target, references)?;
-        }
+    let Some(text) = it.value.as_str().filter(|_| needs_iri) else {
+        return Ok(());
+    };
+    if !p.nodes().allow(text) {
+        it.problem(words::component::NODE_KIND, words::not_a_node(p.nodes()));
+    } else if let Some(target) = &p.target_class {
+        reference(it, text, target, references)?;
+    }
+    Ok(())
+}
+
+/// The reference check shared by both paths: the IRI must name an instance of `class`.
+fn reference(it: &mut Item<'_>, iri: &str, class: &str, references: &mut ReferenceCheck<'_>) -> Result<(), StoreError> {
+    match references(iri, class)? {
+        RefState::Instance => {}
+        RefState::OtherKind => it.problem(words::component::CLASS, words::not_instance(class)),
+        RefState::Missing => it.problem(words::component::CLASS, words::missing_instance(class)),
     }
     Ok(())
 }
@@ -582,13 +562,11 @@ pub fn check_single<R: PropertyRule>(
     let mut problems = Vec::new();
     let cardinality = p.cardinality();
     let expected_type = p.expected_type();
-    let mut it = Item {
-        value,
+    let words = Words {
         label: p.name(),
         expected_type: &expected_type,
         cardinality: &cardinality,
-        out: &mut problems,
     };
-    item(index, &mut it, references)?;
+    words.check(index, value, item, references, &mut problems)?;
     Ok(problems)
 }

@@ -100,4 +100,53 @@ impl CustomTool {
             call: std::sync::Arc::new(call),
         }
     }
+
+    /// A tool the way rmcp's `#[tool]` methods are written: its argument and result types give
+    /// the inputSchema and outputSchema (their `schemars::JsonSchema`, through rmcp's own
+    /// schema functions), the arguments are deserialized into `A` before the call and the
+    /// result serialized after. Derive `JsonSchema` and `Deserialize` on `A` with
+    /// `#[serde(deny_unknown_fields)]` for a strict inputSchema, and doc comments on its fields
+    /// for the parameters' descriptions.
+    ///
+    /// # Panics
+    ///
+    /// When `A`'s schema is not an object schema: a programming error, met when the server is
+    /// built, as with rmcp's `#[tool]`.
+    pub fn typed<A, R>(
+        name: &str,
+        title: &str,
+        description: &str,
+        annotations: shacl_mcp_compiler::surface::ToolAnnotations,
+        call: impl Fn(&crate::engine::Engine, A) -> Result<R, crate::engine::ToolError> + Send + Sync + 'static,
+    ) -> Self
+    where
+        A: serde::de::DeserializeOwned + rmcp::schemars::JsonSchema + 'static,
+        R: serde::Serialize + rmcp::schemars::JsonSchema + 'static,
+    {
+        use rmcp::handler::server::common::{schema_for_input, schema_for_output};
+        let input =
+            schema_for_input::<A>().unwrap_or_else(|e| panic!("the arguments of {name} are not an object: {e}"));
+        // Listed like every other tool's: without the dialect, which MCP fixes (2020-12).
+        let listed = |schema: &rmcp::model::JsonObject| {
+            let mut schema = schema.clone();
+            schema.remove("$schema");
+            serde_json::Value::Object(schema)
+        };
+        let spec = shacl_mcp_compiler::ToolSpec {
+            name: name.to_string(),
+            title: title.to_string(),
+            description: description.to_string(),
+            input_schema: listed(&input),
+            output_schema: listed(&schema_for_output::<R>()),
+            annotations,
+        };
+        let tool = name.to_string();
+        CustomTool::new(spec, move |engine, arguments| {
+            let args: A = serde_json::from_value(serde_json::Value::Object(arguments.clone())).map_err(|e| {
+                crate::engine::ToolError::Internal(format!("{tool}: arguments passed the schema but not serde: {e}"))
+            })?;
+            let result = call(engine, args)?;
+            serde_json::to_value(result).map_err(|e| crate::engine::ToolError::Internal(e.to_string()))
+        })
+    }
 }

@@ -222,27 +222,15 @@ impl Table {
             table.push(tool.spec.clone(), Entry::Custom(tool.call.clone()), &[]);
         }
         for class in fixed.classes() {
-            table.add_class_with(class.clone(), fixed.compiled_class(&class.name));
+            table.add_class(class.clone());
         }
         table
     }
 
+    /// A class's tools, derived from the model (a compiled class's model is loaded from the
+    /// sources embedded in it, so both paths list the same tools).
     pub fn add_class(&mut self, class: Arc<Class>) {
-        self.add_class_with(class, None);
-    }
-
-    /// A class's tools; a compiled class brings its specs as static data (the same JSON the
-    /// surface gives, derived at build time).
-    pub fn add_class_with(&mut self, class: Arc<Class>, compiled: Option<&'static crate::compiled::CompiledClass>) {
-        let specs: Vec<ToolSpec> = match compiled {
-            Some(c) => c
-                .tools
-                .iter()
-                .filter_map(|text| serde_json::from_str::<Value>(text).ok())
-                .filter_map(|v| ToolSpec::from_json(&v))
-                .collect(),
-            None => surface::class_tools(&class),
-        };
+        let specs = surface::class_tools(&class);
         let plan = surface::plan(&class);
         for (spec, planned) in specs.into_iter().zip(&plan) {
             let kind = Kind::from(&planned.kind);

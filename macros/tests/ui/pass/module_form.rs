@@ -25,10 +25,11 @@ fn main() {
     assert_eq!(<tasks::Dna as CompiledDna>::CLASSES.len(), 2);
     assert_eq!(<zoo::Dna as CompiledDna>::CLASSES[1].name, "Dog");
     assert_eq!(<chat_ttl::Dna as CompiledDna>::CLASSES[0].name, "Channel");
-    let status = tasks::task::Status::try_from(tasks::open().to_string()).expect("an allowed value");
-    assert_eq!(status.get(), "open");
-    assert!(tasks::task::Status::try_from("closed".to_string()).is_err());
+    let status: tasks::task::Status = tasks::open().parse().expect("an allowed value");
+    assert_eq!(status, tasks::task::Status::Open);
+    assert_eq!(tasks::task::Status::InProgress.to_string(), "in_progress");
+    assert!("closed".parse::<tasks::task::Status>().is_err());
     assert!(tasks::task::Priority::try_from(9).is_err());
-    let args = chat::channel::CreateArgs::new("p", "general".to_string());
+    let args = chat::channel::CreateArgs::new("general".to_string());
     assert_eq!(args.name, "general");
 }
