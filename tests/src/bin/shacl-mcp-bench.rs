@@ -477,7 +477,9 @@ impl Options {
         match &self.db_url {
             Some(url) => {
                 let separator = if url.contains('?') { '&' } else { '?' };
-                let schema = name.trim_end_matches(".db").replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+                let schema = name
+                    .trim_end_matches(".db")
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
                 format!("{url}{separator}schema=bench_{schema}_{}", self.stamp)
             }
             None => self.db(name),
@@ -624,7 +626,14 @@ async fn section_calls(o: &Options) {
 
     let server = Server::http(
         &o.shacl(),
-        &["--db", &o.store("c.db"), "--dna", &tasks, "--dynamic-class-tools", "true"],
+        &[
+            "--db",
+            &o.store("c.db"),
+            "--dna",
+            &tasks,
+            "--dynamic-class-tools",
+            "true",
+        ],
         o.log("c"),
     )
     .await;

@@ -78,7 +78,9 @@ fn options() -> Result<Options, String> {
         match c.as_str() {
             "sqlite" => {}
             "pg1" | "pg3" if options.db.is_empty() => {
-                return Err(format!("{c} needs a PostgreSQL url: --db postgres://… (or SHACL_MCP_TEST_POSTGRES)"));
+                return Err(format!(
+                    "{c} needs a PostgreSQL url: --db postgres://… (or SHACL_MCP_TEST_POSTGRES)"
+                ));
             }
             "pg1" | "pg3" => {}
             other => return Err(format!("unknown configuration {other}; {USAGE}")),
