@@ -7,7 +7,12 @@
 //! cargo build --release -p shacl-mcp -p tasks-server -p shacl-mcp-tests
 //! target/release/shacl-mcp-bench [--only calls,idle,links] [--calls N] [--sizes 1000,10000,100000]
 //!     [--http-sizes 1000] [--query-calls N] [--batch N] [--links N] [--idle-secs N]
+//!     [--db-url postgres://…]
 //! ```
+//!
+//! `--db-url` runs the `calls` and `sparql` sections' servers on that PostgreSQL database, each
+//! server in a schema of its own (`?schema=bench_<name>_<time>`); `idle` and `links` stay on
+//! SQLite files (they measure the file).
 //!
 //! Sections (`--only`, default all three):
 //! - `calls`: ping, get_my_did, tools/list, instance_create, instance_get, per-class create
@@ -455,6 +460,9 @@ struct Options {
     idle: Duration,
     bin: PathBuf,
     scratch: PathBuf,
+    /// A PostgreSQL url for the `calls` and `sparql` sections (`--db-url`); SQLite files without.
+    db_url: Option<String>,
+    stamp: u64,
 }
 
 impl Options {
@@ -463,6 +471,19 @@ impl Options {
     }
     fn db(&self, name: &str) -> String {
         self.scratch.join(name).display().to_string()
+    }
+    /// The store of a `calls` or `sparql` server: a schema of its own on `--db-url`, else a file.
+    fn store(&self, name: &str) -> String {
+        match &self.db_url {
+            Some(url) => {
+                let separator = if url.contains('?') { '&' } else { '?' };
+                let schema = name
+                    .trim_end_matches(".db")
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+                format!("{url}{separator}schema=bench_{schema}_{}", self.stamp)
+            }
+            None => self.db(name),
+        }
     }
     fn log(&self, name: &str) -> PathBuf {
         self.scratch.join(format!("{name}.log"))
@@ -579,7 +600,7 @@ async fn section_calls(o: &Options) {
             "serve",
             "--stdio",
             "--db",
-            &o.db("a.db"),
+            &o.store("a.db"),
             "--dna",
             &tasks,
             "--dynamic-class-tools",
@@ -590,7 +611,7 @@ async fn section_calls(o: &Options) {
     .await;
     let compiled = Server::stdio(
         &o.bin.join("tasks-server"),
-        &["--stdio", "--db", &o.db("b.db")],
+        &["--stdio", "--db", &o.store("b.db")],
         o.log("b"),
     )
     .await;
@@ -605,7 +626,14 @@ async fn section_calls(o: &Options) {
 
     let server = Server::http(
         &o.shacl(),
-        &["--db", &o.db("c.db"), "--dna", &tasks, "--dynamic-class-tools", "true"],
+        &[
+            "--db",
+            &o.store("c.db"),
+            "--dna",
+            &tasks,
+            "--dynamic-class-tools",
+            "true",
+        ],
         o.log("c"),
     )
     .await;
@@ -630,7 +658,7 @@ async fn section_sparql(o: &Options) {
     let tasks = shared("tasks.json");
     let server = Server::stdio(
         &o.shacl(),
-        &["serve", "--stdio", "--db", &o.db("sparql.db"), "--dna", &tasks],
+        &["serve", "--stdio", "--db", &o.store("sparql.db"), "--dna", &tasks],
         o.log("sparql"),
     )
     .await;
@@ -881,9 +909,16 @@ async fn main() {
         idle: Duration::from_secs(number("--idle-secs", 2) as u64),
         bin: exe.parent().expect("target/<profile>").to_path_buf(),
         scratch,
+        db_url: value("--db-url"),
+        stamp: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
     };
     let only = value("--only").unwrap_or_else(|| "calls,idle,links".into());
     println!("machine: {}; load average {}", machine(), load());
+    if let Some(url) = &o.db_url {
+        println!("calls and sparql sections on PostgreSQL: {url} (a schema per server)");
+    }
     println!(
         "calls per figure: {} (queries: {}), 10% warm-up first; query sizes: stdio {:?}, HTTP {:?}; seeding batch: {}",
         o.calls, o.query_calls, o.sizes, o.http_sizes, o.batch
