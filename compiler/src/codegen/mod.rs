@@ -1,5 +1,8 @@
-//! Code generation: a checked DNA becomes Rust that rustc checks (typed structs, validators,
-//! per-class tool specs and arguments, typed access), thin over `::shacl_mcp::__private`.
+//! Code generation: a checked DNA becomes Rust that rustc checks: per class its struct, the
+//! enums and checked types of its constrained values, its create arguments, the constants of
+//! `shacl_mcp::typed::Model` and a handle per property, and the checks of its constrained
+//! properties. Everything else (the methods, the tool surface, the rest of validation) is the
+//! runtime's, which loads the same model from the DNA embedded here.
 //!
 //! One function, [`generate`], serves build.rs ([`crate::Builder`]), the attribute macro and
 //! `shacl-mcp generate`; all three take the same [`Options`].
