@@ -63,6 +63,9 @@ fn acknowledged_creates_survive_sigkill() {
             .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         let stdout = child.stdout.take().unwrap();
+        // The first answer (to initialize) says the server is up: the kill's window starts then,
+        // so a slow start on a loaded machine does not eat it.
+        let (up, is_up) = std::sync::mpsc::channel();
         let reader = std::thread::spawn(move || {
             let mut acks = Vec::new();
             for line in BufReader::new(stdout).lines() {
@@ -70,6 +73,7 @@ fn acknowledged_creates_survive_sigkill() {
                 let Ok(v) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };
+                let _ = up.send(());
                 if v["result"]["isError"] == false
                     && let Some(id) = v["result"]["structuredContent"]["base_uri"].as_str()
                 {
@@ -80,6 +84,7 @@ fn acknowledged_creates_survive_sigkill() {
         });
         stdin.write_all(&line(&init)).unwrap();
         stdin.write_all(&line(&initialized)).unwrap();
+        let _ = is_up.recv_timeout(Duration::from_secs(30));
         // Stream creates until the kill; the kill lands at a random moment.
         let deadline = Instant::now() + Duration::from_millis(20 + jitter(150));
         while Instant::now() < deadline {
