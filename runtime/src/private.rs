@@ -7,10 +7,7 @@ use std::sync::OnceLock;
 use regex::Regex;
 pub use serde;
 pub use serde::{Deserialize, Serialize};
-pub use serde_json;
-pub use serde_json::Value;
 
-pub use crate::compiled::{CompiledClass, CompiledDna, Item, Source};
 use crate::types::ValueError;
 
 /// A pattern of the DNA, compiled on first use (it was checked to compile at build time).
@@ -32,18 +29,6 @@ impl Pattern {
             .get_or_init(|| Regex::new(self.source).ok())
             .as_ref()
             .is_none_or(|r| r.is_match(text))
-    }
-}
-
-/// Runs a generated check on one value outside any store: the `TryFrom` of a constrained
-/// newtype (its Rust type has made the value's type hold already).
-pub fn check_alone(value: Value, check: fn(&mut Item<'_>)) -> Result<(), ValueError> {
-    let mut item = Item::new(&value);
-    check(&mut item);
-    if item.found.is_empty() {
-        Ok(())
-    } else {
-        Err(ValueError(item.found.into_iter().map(|f| f.text).collect()))
     }
 }
 

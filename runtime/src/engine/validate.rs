@@ -3,10 +3,10 @@
 //!
 //! The structure (which properties were given, read-only, null, arrays, missing, unknown) is one
 //! driver, [`check_values`]; the checks of one value are either interpreted from the model
-//! ([`interpret_item`]) or generated code with the constants inlined (`compiled`). Both take
-//! their words from `shacl_mcp_compiler::problems`, so the envelopes are the same.
+//! ([`interpret_item`]) or, for a compiled class, the model's type, node-kind and reference
+//! checks around the generated checks of its constraints ([`compiled_item`]). Both take their
+//! words from `shacl_mcp_compiler::problems`, so the envelopes are the same.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -42,84 +42,14 @@ pub enum RefState {
     Missing,
 }
 
-/// The facts about a property the envelope's structure needs.
-pub trait PropertyRule {
-    fn name(&self) -> &str;
-    fn access(&self) -> Access;
-    fn collection(&self) -> bool;
-    fn required(&self) -> bool;
-    fn min_count(&self) -> u64;
-    fn max_count(&self) -> Option<u64>;
-    fn expected_type(&self) -> Cow<'_, str>;
-    fn cardinality(&self) -> Cow<'_, str>;
-
-    fn optional_scalar(&self) -> bool {
-        !self.collection() && !self.required()
-    }
-}
-
-impl<T: PropertyRule + ?Sized> PropertyRule for &T {
-    fn name(&self) -> &str {
-        (**self).name()
-    }
-    fn access(&self) -> Access {
-        (**self).access()
-    }
-    fn collection(&self) -> bool {
-        (**self).collection()
-    }
-    fn required(&self) -> bool {
-        (**self).required()
-    }
-    fn min_count(&self) -> u64 {
-        (**self).min_count()
-    }
-    fn max_count(&self) -> Option<u64> {
-        (**self).max_count()
-    }
-    fn expected_type(&self) -> Cow<'_, str> {
-        (**self).expected_type()
-    }
-    fn cardinality(&self) -> Cow<'_, str> {
-        (**self).cardinality()
-    }
-}
-
-impl PropertyRule for Property {
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn access(&self) -> Access {
-        self.access
-    }
-    fn collection(&self) -> bool {
-        self.collection
-    }
-    fn required(&self) -> bool {
-        self.required
-    }
-    fn min_count(&self) -> u64 {
-        self.min_count
-    }
-    fn max_count(&self) -> Option<u64> {
-        self.max_count
-    }
-    fn expected_type(&self) -> Cow<'_, str> {
-        words::expected_type(self)
-    }
-    fn cardinality(&self) -> Cow<'_, str> {
-        Cow::Owned(self.cardinality_text())
-    }
-}
-
 /// The checks of one value of property number `index` (in the order of the rules given).
 pub type ItemCheck<'c> = dyn FnMut(usize, &mut Item<'_>, &mut ReferenceCheck<'_>) -> Result<(), StoreError> + 'c;
 
 /// Checks `given` (and `unset`, for updates) against the visible properties `rules`. Problems
 /// come ordered by property order, then by the order of checks; unknown properties last, in
 /// the order sent.
-pub fn check_values<R: PropertyRule>(
-    rules: &[R],
+pub fn check_values(
+    rules: &[&Property],
     given: &Map<String, Value>,
     unset: &[String],
     mode: Mode,
@@ -129,7 +59,7 @@ pub fn check_values<R: PropertyRule>(
     let mut problems = Vec::new();
     for (index, p) in rules.iter().enumerate() {
         let structural = |text: String, value: Option<&Value>, component: Option<&str>| {
-            let mut problem = with_rule(p, Problem::new(p.name(), text));
+            let mut problem = with_type(p, Problem::new(p.name.as_str(), text));
             if let Some(v) = value {
                 problem = problem.received(v);
             }
@@ -138,32 +68,32 @@ pub fn check_values<R: PropertyRule>(
                 None => problem,
             }
         };
-        if let Some(value) = given.get(p.name()) {
+        if let Some(value) = given.get(p.name.as_str()) {
             if let Some(text) = access_problem(p, mode) {
                 problems.push(structural(text, Some(value), None));
                 continue;
             }
             check_value(p, index, value, mode, false, item, references, &mut problems)?;
-            if unset.iter().any(|u| u == p.name()) {
+            if unset.iter().any(|u| u == p.name.as_str()) {
                 problems.push(structural(words::IN_BOTH.to_string(), None, None));
             }
-        } else if unset.iter().any(|u| u == p.name()) {
+        } else if unset.iter().any(|u| u == p.name.as_str()) {
             if let Some(text) = access_problem(p, mode) {
                 problems.push(structural(text, None, None));
-            } else if p.required() {
+            } else if p.required {
                 let text = words::REQUIRED_UNSET.to_string();
                 problems.push(structural(text, None, Some(words::component::MIN_COUNT)));
             }
-        } else if mode == Mode::Create && p.required() {
+        } else if mode == Mode::Create && p.required {
             let text = words::MISSING.to_string();
             problems.push(structural(text, None, Some(words::component::MIN_COUNT)));
         }
     }
-    let known = |name: &str| rules.iter().any(|p| p.name() == name);
+    let known = |name: &str| rules.iter().any(|p| p.name.as_str() == name);
     let accepted: Vec<&str> = rules
         .iter()
-        .filter(|p| access_problem(*p, mode).is_none())
-        .map(|p| p.name())
+        .filter(|p| access_problem(p, mode).is_none())
+        .map(|p| p.name.as_str())
         .collect();
     for (name, value) in given {
         if !known(name) {
@@ -202,8 +132,8 @@ pub fn check_compiled(
 /// nothing while the values are valid. `false` may also mean "not decided here" (an `unset`
 /// list, more than 64 properties): the caller then runs [`check_values`], which says what is
 /// wrong, so this only ever spares work.
-pub fn all_valid<R: PropertyRule>(
-    rules: &[R],
+pub fn all_valid(
+    rules: &[&Property],
     given: &Map<String, Value>,
     unset: &[String],
     mode: Mode,
@@ -215,7 +145,7 @@ pub fn all_valid<R: PropertyRule>(
     }
     let mut seen = 0u64;
     for (name, value) in given {
-        let Some(index) = rules.iter().position(|p| p.name() == name.as_str()) else {
+        let Some(index) = rules.iter().position(|p| p.name.as_str() == name.as_str()) else {
             return Ok(false);
         };
         let p = &rules[index];
@@ -229,12 +159,12 @@ pub fn all_valid<R: PropertyRule>(
             item(index, &mut it, references)?;
             Ok::<bool, StoreError>(it.found.is_empty())
         };
-        if p.collection() {
+        if p.collection {
             let Value::Array(items) = value else {
                 return Ok(false);
             };
             let n = items.len() as u64;
-            if p.max_count().is_some_and(|max| n > max) || (mode == Mode::Create && n < p.min_count()) {
+            if p.max_count.is_some_and(|max| n > max) || (mode == Mode::Create && n < p.min_count) {
                 return Ok(false);
             }
             for v in items {
@@ -253,7 +183,7 @@ pub fn all_valid<R: PropertyRule>(
     }
     if mode == Mode::Create {
         for (index, p) in rules.iter().enumerate() {
-            if p.required() && seen & (1 << index) == 0 {
+            if p.required && seen & (1 << index) == 0 {
                 return Ok(false);
             }
         }
@@ -262,9 +192,9 @@ pub fn all_valid<R: PropertyRule>(
 }
 
 /// Whether a property may not be written in this mode ([`access_problem`] says why).
-fn access_refused<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> bool {
-    match (p.access(), mode) {
-        (Access::Writable, Mode::Update) => p.collection(),
+fn access_refused(p: &Property, mode: Mode) -> bool {
+    match (p.access, mode) {
+        (Access::Writable, Mode::Update) => p.collection,
         (Access::Writable, _) | (Access::CreateOnly, Mode::Create) => false,
         _ => true,
     }
@@ -272,11 +202,11 @@ fn access_refused<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> bool {
 
 /// Why a property may not be written in this mode: read-only (with its reason), or a
 /// collection passed to update.
-pub fn access_problem<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> Option<String> {
+pub fn access_problem(p: &Property, mode: Mode) -> Option<String> {
     if !access_refused(p, mode) {
         return None;
     }
-    Some(match p.access() {
+    Some(match p.access {
         Access::Writable => words::COLLECTION_IN_UPDATE.to_string(),
         access => words::read_only(access.reason().unwrap_or_default()),
     })
@@ -284,8 +214,8 @@ pub fn access_problem<R: PropertyRule + ?Sized>(p: &R, mode: Mode) -> Option<Str
 
 /// One property's value: collections item by item (`tags[2]`), then their size.
 #[allow(clippy::too_many_arguments)]
-pub fn check_value<R: PropertyRule>(
-    p: &R,
+pub fn check_value(
+    p: &Property,
     index: usize,
     value: &Value,
     mode: Mode,
@@ -294,11 +224,11 @@ pub fn check_value<R: PropertyRule>(
     references: &mut ReferenceCheck<'_>,
     problems: &mut Vec<Problem>,
 ) -> Result<(), StoreError> {
-    let structural = |text: &str| with_rule(p, Problem::new(p.name(), text)).received(value);
+    let structural = |text: &str| with_type(p, Problem::new(p.name.as_str(), text)).received(value);
     let count = |text: &str, component: &str| structural(text).breaks(component);
-    let cardinality = p.cardinality();
-    let expected_type = p.expected_type();
-    if p.collection() {
+    let cardinality = p.cardinality_text();
+    let expected_type = words::expected_type(p);
+    if p.collection {
         let Value::Array(items) = value else {
             problems.push(structural(if value.is_null() {
                 words::NULL_COLLECTION
@@ -308,7 +238,7 @@ pub fn check_value<R: PropertyRule>(
             return Ok(());
         };
         for (i, v) in items.iter().enumerate() {
-            let label = format!("{}[{i}]", p.name());
+            let label = format!("{}[{i}]", p.name.as_str());
             let words = Words {
                 label: &label,
                 expected_type: &expected_type,
@@ -317,24 +247,24 @@ pub fn check_value<R: PropertyRule>(
             words.check(index, v, item, references, problems)?;
         }
         let n = items.len() as u64;
-        if let Some(max) = p.max_count()
+        if let Some(max) = p.max_count
             && n > max
         {
             problems.push(count(&words::too_many(max), words::component::MAX_COUNT));
         }
-        if mode == Mode::Create && n < p.min_count() {
-            problems.push(count(&words::too_few(p.min_count()), words::component::MIN_COUNT));
+        if mode == Mode::Create && n < p.min_count {
+            problems.push(count(&words::too_few(p.min_count), words::component::MIN_COUNT));
         }
         return Ok(());
     }
     match value {
         Value::Array(_) => problems.push(count(words::ARRAY_FOR_SINGLE, words::component::MAX_COUNT)),
-        Value::Null if allow_null && p.optional_scalar() => {}
-        Value::Null if p.optional_scalar() => problems.push(structural(words::NULL_OPTIONAL)),
+        Value::Null if allow_null && p.is_optional_scalar() => {}
+        Value::Null if p.is_optional_scalar() => problems.push(structural(words::NULL_OPTIONAL)),
         Value::Null => problems.push(count(words::NULL_REQUIRED, words::component::MIN_COUNT)),
         _ => {
             let words = Words {
-                label: p.name(),
+                label: p.name.as_str(),
                 expected_type: &expected_type,
                 cardinality: &cardinality,
             };
@@ -380,15 +310,11 @@ impl Words<'_> {
     }
 }
 
-fn with_rule<R: PropertyRule + ?Sized>(p: &R, mut problem: Problem) -> Problem {
-    problem.expected_type = Some(p.expected_type().into_owned());
-    problem.cardinality = Some(p.cardinality().into_owned());
-    problem
-}
-
 /// `expected_type` and `cardinality` of the property.
-pub fn with_type(p: &Property, problem: Problem) -> Problem {
-    with_rule(p, problem)
+pub fn with_type(p: &Property, mut problem: Problem) -> Problem {
+    problem.expected_type = Some(words::expected_type(p).into_owned());
+    problem.cardinality = Some(p.cardinality_text());
+    problem
 }
 
 /// The interpreter's checks of one value, from the model: type first and alone; then `in`,
@@ -552,18 +478,18 @@ pub fn interpret_values(
 }
 
 /// The checks of one value alone (an item added to a collection), labelled as the property.
-pub fn check_single<R: PropertyRule>(
-    p: &R,
+pub fn check_single(
+    p: &Property,
     index: usize,
     value: &Value,
     item: &mut ItemCheck<'_>,
     references: &mut ReferenceCheck<'_>,
 ) -> Result<Vec<Problem>, StoreError> {
     let mut problems = Vec::new();
-    let cardinality = p.cardinality();
-    let expected_type = p.expected_type();
+    let cardinality = p.cardinality_text();
+    let expected_type = words::expected_type(p);
     let words = Words {
-        label: p.name(),
+        label: p.name.as_str(),
         expected_type: &expected_type,
         cardinality: &cardinality,
     };

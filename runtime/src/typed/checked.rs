@@ -27,8 +27,13 @@ pub struct Checked<T, R> {
 impl<T: Serialize, R: Rule> Checked<T, R> {
     /// The value, if it passes the rule; the rule's problems otherwise.
     pub fn new(value: T) -> Result<Self, ValueError> {
+        // Its Rust type has made the value's type hold already: the rule is all that is left.
         let json = serde_json::to_value(&value).map_err(|e| ValueError(vec![e.to_string()]))?;
-        crate::__private::check_alone(json, R::CHECK)?;
+        let mut item = Item::new(&json);
+        (R::CHECK)(&mut item);
+        if !item.found.is_empty() {
+            return Err(ValueError(item.found.into_iter().map(|f| f.text).collect()));
+        }
         Ok(Checked {
             value,
             rule: PhantomData,

@@ -196,6 +196,15 @@ impl<M> Condition<M> {
         }
     }
 
+    /// `{property: value}`, or with an operator `{property: {op: value}}`.
+    fn on(property: &str, op: Option<&str>, value: &impl Serialize) -> Self {
+        let value = to_value(value).unwrap_or(Value::Null);
+        match op {
+            None => Condition::new(json!({ property: value })),
+            Some(op) => Condition::new(json!({ property: { op: value } })),
+        }
+    }
+
     /// Either condition.
     pub fn or(self, other: Condition<M>) -> Condition<M> {
         Condition::new(json!({ "OR": [self.json, other.json] }))
@@ -280,60 +289,43 @@ impl<M: Model, V: Serialize> Scalar<M, V> {
 
     /// Instances whose value is `value`.
     pub fn eq(&self, value: V) -> Condition<M> {
-        self.condition(None, &value)
+        Condition::on(self.name, None, &value)
     }
 
     /// Instances whose value is one of `values`.
     pub fn any_of(&self, values: impl IntoIterator<Item = V>) -> Condition<M> {
-        let values: Vec<Value> = values
-            .into_iter()
-            .map(|v| to_value(&v).unwrap_or(Value::Null))
-            .collect();
-        Condition::new(json!({ (self.name): values }))
+        Condition::on(self.name, None, &values.into_iter().collect::<Vec<V>>())
     }
 
     /// Instances whose value is not `value`.
     pub fn ne(&self, value: V) -> Condition<M> {
-        self.condition(Some("not"), &value)
-    }
-
-    fn condition(&self, op: Option<&str>, value: &V) -> Condition<M> {
-        let value = to_value(value).unwrap_or(Value::Null);
-        match op {
-            None => Condition::new(json!({ (self.name): value })),
-            Some(op) => Condition::new(json!({ (self.name): { op: value } })),
-        }
+        Condition::on(self.name, Some("not"), &value)
     }
 }
 
 impl<M: Model, V: Ordered> Scalar<M, V> {
     /// Instances whose value is greater than `bound`.
     pub fn gt(&self, bound: V::Bound) -> Condition<M> {
-        self.range("gt", &bound)
+        Condition::on(self.name, Some("gt"), &bound)
     }
     /// Instances whose value is at least `bound`.
     pub fn gte(&self, bound: V::Bound) -> Condition<M> {
-        self.range("gte", &bound)
+        Condition::on(self.name, Some("gte"), &bound)
     }
     /// Instances whose value is less than `bound`.
     pub fn lt(&self, bound: V::Bound) -> Condition<M> {
-        self.range("lt", &bound)
+        Condition::on(self.name, Some("lt"), &bound)
     }
     /// Instances whose value is at most `bound`.
     pub fn lte(&self, bound: V::Bound) -> Condition<M> {
-        self.range("lte", &bound)
-    }
-
-    fn range(&self, op: &str, bound: &V::Bound) -> Condition<M> {
-        let bound = to_value(bound).unwrap_or(Value::Null);
-        Condition::new(json!({ (self.name): { op: bound } }))
+        Condition::on(self.name, Some("lte"), &bound)
     }
 }
 
 impl<M: Model, V: Text> Scalar<M, V> {
     /// Instances whose text contains `text`.
     pub fn contains(&self, text: &str) -> Condition<M> {
-        Condition::new(json!({ (self.name): { "contains": text } }))
+        Condition::on(self.name, Some("contains"), &text)
     }
 }
 
@@ -375,14 +367,14 @@ impl<M: Model, V: Serialize + DeserializeOwned> Collection<M, V> {
 
     /// Instances with `item` among the collection's items.
     pub fn has(&self, item: V) -> Condition<M> {
-        Condition::new(json!({ (self.name): to_value(&item).unwrap_or(Value::Null) }))
+        Condition::on(self.name, None, &item)
     }
 }
 
 impl<M: Model, V: Text> Collection<M, V> {
     /// Instances with an item containing `text`.
     pub fn any_contains(&self, text: &str) -> Condition<M> {
-        Condition::new(json!({ (self.name): { "contains": text } }))
+        Condition::on(self.name, Some("contains"), &text)
     }
 }
 
