@@ -219,8 +219,14 @@ async fn tasks_server_lists_generated_tools_and_task_summary_in_both_lifecycles(
             summary.output_schema.as_ref().map(|s| Value::Object((**s).clone())),
             Some(task_summary_entry())
         );
+        // From the #[tool] method's doc comment: a line of description, a line of example.
         let description = summary.description.as_deref().unwrap_or_default();
-        assert!(description.contains("Example: task_summary("), "{description}");
+        assert!(
+            description.starts_with("Summarize the tasks of a perspective:"),
+            "{description}"
+        );
+        assert!(description.contains(".\nExample: task_summary("), "{description}");
+        assert_eq!(summary.title.as_deref(), Some("Task summary"));
         let annotations = summary.annotations.as_ref().expect("annotations");
         assert_eq!(annotations.read_only_hint, Some(true));
         assert_eq!(annotations.destructive_hint, Some(false));

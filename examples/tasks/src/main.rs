@@ -16,5 +16,5 @@ mod summary;
 pub mod tasks {}
 
 fn main() -> ExitCode {
-    shacl_mcp::serve_with::<tasks::Dna>(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), vec![summary::tool()])
+    shacl_mcp::serve_with::<tasks::Dna>(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"), summary::tools())
 }

@@ -1,30 +1,25 @@
-//! `task_summary`: a hand-written tool over the generated typed API. It reads every `Task` of a
-//! perspective with `Task::query` and counts them by their typed `status`, listing the ones
+//! `task_summary`: a hand-written tool over the generated typed API, written the way rmcp users
+//! write tools: a `#[tool]` method of a `#[tool_router]` impl, its schemas derived from its
+//! `Parameters` and `Json` types, its description from its doc comment. It reads every `Task` of
+//! a perspective with `Task::query` and counts them by their typed `status`, listing the ones
 //! whose typed `due_date` has passed and that are not done.
 
+use std::sync::Arc;
+
+use rmcp::handler::server::common::Extension;
+use rmcp::handler::server::wrapper::{Json, Parameters};
+use rmcp::{tool, tool_router};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use shacl_mcp::CustomTool;
 use shacl_mcp::clock::{Clock, SystemClock, parse_rfc3339_micros};
-use shacl_mcp::compiler::surface::ToolAnnotations;
 use shacl_mcp::engine::{Engine, ToolError};
 use shacl_mcp::typed::Model;
 
 use crate::tasks::task::{Status, Task};
 
-/// The tool's name in `tools/list`.
-pub const NAME: &str = "task_summary";
-
 /// The largest page the query tools serve.
 const PAGE: u64 = 500;
-
-const DESCRIPTION: &str = "Summarize the tasks of a perspective: how many there are, how many are \
-open, in progress and done, and which are overdue (a dueDate in the past and a status other than \
-done). Read-only. Use it to answer \"where do we stand?\" or \"what is late?\" in one call instead \
-of paging through task_query; a task whose status was cleared counts as open. Use task_get on the \
-ids in `overdue` for their details.\n\
-Example: task_summary({\"perspective_id\":\"<P>\"}) → {\"total\":3,\"by_status\":{\"open\":1,\
-\"in_progress\":1,\"done\":1},\"overdue\":[\"ad4m://obj/…\"]}";
 
 /// The tool's arguments: its inputSchema is derived from this type.
 #[derive(Deserialize, JsonSchema)]
@@ -57,15 +52,33 @@ pub struct ByStatus {
     pub done: u64,
 }
 
-/// The tool, ready for `shacl_mcp::serve_with`: its schemas come from [`Args`] and [`Summary`].
-pub fn tool() -> CustomTool {
-    CustomTool::typed(NAME, "Task summary", DESCRIPTION, ToolAnnotations::READ, summary)
+/// The hand-written tools of this server (one: `task_summary`), served beside the generated ones.
+pub struct SummaryTools;
+
+#[tool_router(vis = "pub")]
+impl SummaryTools {
+    // rmcp joins the doc comment's lines with newlines into the tool's description: one line
+    // for the description, one for its example.
+    /// Summarize the tasks of a perspective: how many there are, how many are open, in progress and done, and which are overdue (a dueDate in the past and a status other than done). Read-only. Use it to answer "where do we stand?" or "what is late?" in one call instead of paging through task_query; a task whose status was cleared counts as open. Use task_get on the ids in `overdue` for their details.
+    /// Example: task_summary({"perspective_id":"<P>"}) → {"total":3,"by_status":{"open":1,"in_progress":1,"done":1},"overdue":["ad4m://obj/…"]}
+    #[tool(
+        name = "task_summary",
+        title = "Task summary",
+        annotations(read_only_hint = true, idempotent_hint = true)
+    )]
+    pub fn task_summary(
+        &self,
+        Extension(engine): Extension<Arc<Engine>>,
+        Parameters(args): Parameters<Args>,
+    ) -> Result<Json<Summary>, ToolError> {
+        let tasks = all_tasks(&engine, &args.perspective_id)?;
+        Ok(Json(summarize(&tasks, SystemClock.now_micros())))
+    }
 }
 
-/// The tool's body.
-pub fn summary(engine: &Engine, args: Args) -> Result<Summary, ToolError> {
-    let tasks = all_tasks(engine, &args.perspective_id)?;
-    Ok(summarize(&tasks, SystemClock.now_micros()))
+/// The tools, ready for `shacl_mcp::serve_with`.
+pub fn tools() -> Vec<CustomTool> {
+    CustomTool::router(SummaryTools, SummaryTools::tool_router())
 }
 
 /// Every task of the perspective, oldest first, a page at a time.
@@ -156,12 +169,21 @@ mod tests {
     }
 
     #[test]
-    fn the_spec_is_strict() {
-        let spec = tool().spec;
+    fn the_spec_comes_from_the_method_and_is_strict() {
+        let [tool] = &tools()[..] else { panic!("one tool") };
+        let spec = &tool.spec;
+        assert_eq!(spec.name, "task_summary");
+        assert_eq!(spec.title, "Task summary");
+        assert!(
+            spec.description.starts_with("Summarize the tasks of a perspective"),
+            "{}",
+            spec.description
+        );
         assert_eq!(spec.input_schema["additionalProperties"], false);
         assert_eq!(spec.input_schema["required"], json!(["perspective_id"]));
         assert_eq!(spec.output_schema["additionalProperties"], false);
-        assert!(spec.annotations.read_only);
+        assert_eq!(spec.output_schema["required"], json!(["total", "by_status", "overdue"]));
+        assert!(spec.annotations.read_only && spec.annotations.idempotent);
         assert!(spec.input_schema.get("$schema").is_none(), "{}", spec.input_schema);
     }
 }

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::CustomCall;
 use super::table::{Entry, Kind, StaticTool};
 use crate::engine::{Engine, ForgetTarget, LinkPattern, Order, Problem, QueryArgs, Subject, ToolError};
 
@@ -11,7 +12,11 @@ pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value
     let result = match entry {
         Entry::Static(which) => static_tool(engine, *which, args),
         Entry::Unavailable => Err(unavailable(tool)),
-        Entry::Custom(call) => call(engine, args),
+        Entry::Custom(CustomCall::Plain(call)) => call(engine, args),
+        // Only an MCP request has the context a route needs: the handler calls routes itself.
+        Entry::Custom(CustomCall::Routed(_)) => {
+            Err(ToolError::Internal(format!("{tool} is served to MCP requests only")))
+        }
         Entry::Class { class, kind } => class_tool(engine, &class.name, kind, args),
     };
     // Argument problems found by the engine name the tool the client called.

@@ -21,14 +21,15 @@ use serde_json::{Map, Value, json};
 use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::surface::SurfaceOptions;
 
-use super::ServerOptions;
 use super::account_tools;
 use super::arguments;
 use super::auth::{AUTH_TOOLS, Caller, ClientAddr, Secret};
 use super::completions;
+use super::custom::Route;
 use super::logging::{Outcome, SessionLevel};
 use super::subscriptions::Subscriptions;
 use super::table::{Entry, StaticTool, Table};
+use super::{CustomCall, ServerOptions};
 use super::{dispatch, documentation};
 use super::{prompts, resources};
 use crate::engine::{Engine, Envelope, Subject, ToolError};
@@ -257,7 +258,7 @@ impl McpServer {
         arguments: Option<Map<String, Value>>,
         caller: Caller,
     ) -> Result<CallToolResult, ErrorData> {
-        self.call_as(name, arguments, &caller, "stdio", false).await
+        self.call_as(name, arguments, &caller, "stdio", false, None).await
     }
 
     /// One `tools/call` from an HTTP request's parts (`None`: stdio): identifies the caller
@@ -269,6 +270,18 @@ impl McpServer {
         arguments: Option<Map<String, Value>>,
         parts: Option<&http::request::Parts>,
     ) -> Result<CallToolResult, ErrorData> {
+        self.call_from(name, arguments, parts, None).await
+    }
+
+    /// [`McpServer::call_request`], with the MCP request's context when there is one (a tool of
+    /// [`super::CustomTool::router`] needs it).
+    async fn call_from(
+        &self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        parts: Option<&http::request::Parts>,
+        context: Option<RequestContext<RoleServer>>,
+    ) -> Result<CallToolResult, ErrorData> {
         let caller = self.identify(parts);
         let client = match parts {
             None => "stdio".to_string(),
@@ -278,7 +291,7 @@ impl McpServer {
             },
         };
         let session = parts.is_some_and(|p| p.headers.contains_key("mcp-session-id"));
-        self.call_as(name, arguments, &caller, &client, session).await
+        self.call_as(name, arguments, &caller, &client, session, context).await
     }
 
     async fn call_as(
@@ -288,6 +301,7 @@ impl McpServer {
         caller: &Caller,
         client: &str,
         session: bool,
+        context: Option<RequestContext<RoleServer>>,
     ) -> Result<CallToolResult, ErrorData> {
         let started = std::time::Instant::now();
         let Some(tool) = self.lookup(name, caller) else {
@@ -338,6 +352,11 @@ impl McpServer {
                 *self.session.lock().unwrap_or_else(|e| e.into_inner()) = token;
             }
             outcome
+        } else if let Entry::Custom(CustomCall::Routed(route)) = &tool.entry {
+            return match self.engine_for(caller) {
+                Err(refused) => Ok(refusal(refused)),
+                Ok(engine) => routed(route.clone(), engine, name, args, context, started).await,
+            };
         } else {
             match self.engine_for(caller) {
                 Err(refused) => return Ok(refusal(refused)),
@@ -515,6 +534,49 @@ fn latest(found: &mut Vec<Arc<Class>>, class: Arc<Class>) {
     }
 }
 
+/// A routed tool's call ([`CustomTool::router`]): on the blocking pool, with the caller's
+/// engine in the request's extensions; its answer is rmcp's, logged as the table's are.
+async fn routed(
+    route: Arc<dyn Route>,
+    engine: Arc<Engine>,
+    name: &str,
+    args: Map<String, Value>,
+    context: Option<RequestContext<RoleServer>>,
+    started: std::time::Instant,
+) -> Result<CallToolResult, ErrorData> {
+    let Some(mut context) = context else {
+        return Err(ErrorData::internal_error(
+            format!("{name} is an rmcp tool: it is served to MCP requests only"),
+            None,
+        ));
+    };
+    context.extensions.insert(engine);
+    let tool = name.to_string();
+    let answer = tokio::task::spawn_blocking(move || route.call(context, &tool, args))
+        .await
+        .unwrap_or_else(|e| Err(ErrorData::internal_error(format!("the call failed: {e}"), None)));
+    let (outcome, answer) = match answer {
+        Ok(CallToolResponse::Complete(result)) => {
+            (if result.is_error == Some(true) { "refused" } else { "ok" }, Ok(result))
+        }
+        Ok(_) => (
+            "internal",
+            Err(ErrorData::internal_error(
+                format!("{name} asked for input, which this server does not relay"),
+                None,
+            )),
+        ),
+        Err(e) => ("internal", Err(e)),
+    };
+    tracing::info!(
+        kind = "tools/call",
+        tool = name,
+        outcome,
+        elapsed_us = started.elapsed().as_micros() as u64
+    );
+    answer
+}
+
 fn refusal(body: Value) -> CallToolResult {
     CallToolResult::structured_error(body)
 }
@@ -594,7 +656,12 @@ impl ServerHandler for McpServer {
         .map(|(p, record)| (p.to_string(), record.to_string()));
         let started = std::time::Instant::now();
         let answer = self
-            .call_request(&name, request.arguments, context.extensions.get())
+            .call_from(
+                &name,
+                request.arguments,
+                context.extensions.get(),
+                Some(context.clone()),
+            )
             .await;
         let elapsed_us = started.elapsed().as_micros() as u64;
         (self.log_level)
