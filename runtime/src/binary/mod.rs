@@ -24,6 +24,20 @@ pub fn serve<D: CompiledDna>(name: &str, version: &str) -> ExitCode {
 
 /// [`serve`] with hand-written tools beside the generated ones.
 pub fn serve_with<D: CompiledDna>(name: &str, version: &str, custom_tools: Vec<crate::mcp::CustomTool>) -> ExitCode {
+    serve_loaded(name, version, custom_tools, FixedDna::compiled::<D>)
+}
+
+/// The body of [`serve_with`], not generic in the DNA: so the server (its async state machines,
+/// tokio's, rmcp's and serde's code for them) is compiled once, in this crate, and not again
+/// in every server crate's release build (where it took 24 s of a 2-class crate's rebuild).
+/// `load` runs after the flags are read, so `--help` loads no DNA.
+#[inline(never)]
+fn serve_loaded(
+    name: &str,
+    version: &str,
+    custom_tools: Vec<crate::mcp::CustomTool>,
+    load: fn() -> Result<FixedDna, crate::compiler::Diagnostics>,
+) -> ExitCode {
     // OS strings: a path need not be UTF-8, and a bad argument is an error, not a panic.
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let flags = match parse(&args) {
@@ -49,7 +63,7 @@ pub fn serve_with<D: CompiledDna>(name: &str, version: &str, custom_tools: Vec<c
             return ExitCode::from(1);
         }
     };
-    let fixed = match FixedDna::compiled::<D>() {
+    let fixed = match load() {
         Ok(fixed) => fixed,
         Err(diags) => {
             eprintln!("{diags}");
