@@ -28,12 +28,16 @@ pub struct Source {
     pub turtle: bool,
 }
 
+/// The checks of a property the shape constrains no further than its type: none.
+pub fn unchecked(_: &mut Item<'_>) {}
+
 /// One compiled class.
 pub struct CompiledClass {
     pub name: &'static str,
     /// The compiled checks of one value of each visible property, in property order, run
-    /// after its type check held; `None` for a property without constraints beyond its type.
-    pub checks: &'static [Option<fn(&mut Item<'_>)>],
+    /// after its type check held; [`unchecked`] for a property without constraints beyond its
+    /// type.
+    pub checks: &'static [fn(&mut Item<'_>)],
 }
 
 impl std::fmt::Debug for CompiledClass {
@@ -94,6 +98,16 @@ impl<'a> Item<'a> {
         self.value.as_bool().unwrap_or_default()
     }
 
+    /// sh:minLength (generated checks).
+    pub fn min_length(&mut self, min: u64) {
+        self.length_within(Some(min), None);
+    }
+
+    /// sh:maxLength (generated checks).
+    pub fn max_length(&mut self, max: u64) {
+        self.length_within(None, Some(max));
+    }
+
     /// Records the length problems of the text, with the shape's bounds.
     pub fn length_within(&mut self, min: Option<u64>, max: Option<u64>) {
         let length = self.text().chars().count() as u64;
@@ -110,6 +124,15 @@ impl<'a> Item<'a> {
     }
 
     /// Records `out of range` for the bounds that do not hold: `(op, bound as text, holds)`.
+    /// sh:in of strings (generated checks): the text is one of `allowed`, or the shape's
+    /// refusal, worded from them when it is needed.
+    pub fn in_texts(&mut self, allowed: &[&str]) {
+        if !allowed.contains(&self.text()) {
+            let values: Vec<Value> = allowed.iter().map(|v| Value::from(*v)).collect();
+            self.problem(words::component::IN, words::in_text(&values));
+        }
+    }
+
     pub fn out_of_range(&mut self, bounds: &[(&str, &str, bool)]) {
         let broken: Vec<(&str, &str)> = bounds.iter().filter(|b| !b.2).map(|b| (b.0, b.1)).collect();
         if let Some((op, _)) = broken.first() {

@@ -39,7 +39,12 @@ fn checks(p: &Property, rt: &TokenStream) -> Vec<TokenStream> {
     let Some(reading) = reading(p) else { return Vec::new() };
     let c = &p.constraints;
     let mut body = Vec::new();
-    if !c.in_values.is_empty() {
+    let texts: Option<Vec<&str>> = c.in_values.iter().map(|v| v.value.as_str()).collect();
+    if let (Reading::Text, Some(texts)) = (reading, &texts)
+        && !texts.is_empty()
+    {
+        body.push(quote!(item.in_texts(&[#(#texts),*]);));
+    } else if !c.in_values.is_empty() {
         let values: Vec<Value> = c.in_values.iter().map(|v| v.value.clone()).collect();
         let (message, component) = (words::in_text(&values), words::component::IN);
         let allowed = allowed(reading, &values);
@@ -56,12 +61,12 @@ fn checks(p: &Property, rt: &TokenStream) -> Vec<TokenStream> {
         });
     }
     if reading == Reading::Text && (c.min_length.is_some() || c.max_length.is_some()) {
-        let bound = |b: Option<u64>| match b {
-            Some(n) => quote!(::std::option::Option::Some(#n)),
-            None => quote!(::std::option::Option::None),
-        };
-        let (min, max) = (bound(c.min_length), bound(c.max_length));
-        body.push(quote!(item.length_within(#min, #max);));
+        if let Some(min) = c.min_length {
+            body.push(quote!(item.min_length(#min);));
+        }
+        if let Some(max) = c.max_length {
+            body.push(quote!(item.max_length(#max);));
+        }
     }
     let bounds = words::bounds(p);
     if reading == Reading::Number && !bounds.is_empty() {
@@ -96,9 +101,7 @@ pub fn check_fn(p: &Property, rt: &TokenStream) -> Option<TokenStream> {
         return None;
     }
     let name = check_fn_name(p);
-    let doc = format!(" The checks of one value of `{}` beyond its type.", p.name);
     Some(quote! {
-        #[doc = #doc]
         fn #name(item: &mut #rt::compiled::Item<'_>) {
             #(#body)*
         }

@@ -31,13 +31,13 @@ pub fn module(class: &Class, rt: &TokenStream) -> TokenStream {
     let create_args = create_args(class, &visible, rt);
     let access = access_impl(class, &plan, rt);
     let checks = visible.iter().filter_map(|p| check_fn(p, rt));
-    // The checks by property number: a table, `None` where the type says everything.
+    // The checks by property number: a table, `unchecked` where the type says everything.
     let table = visible.iter().map(|p| match has_checks(p) {
         true => {
             let name = check_fn_name(p);
-            quote!(::std::option::Option::Some(#name))
+            quote!(#name)
         }
-        false => quote!(::std::option::Option::None),
+        false => quote!(#rt::compiled::unchecked),
     });
     let class_name = &class.name;
     let serde_crate = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
@@ -229,42 +229,15 @@ fn choice(class: &Class, p: &Property, values: &[&str], rt: &TokenStream) -> Tok
         p.name,
         crate::surface::summary(p)
     );
-    let all: Vec<serde_json::Value> = values.iter().map(|v| serde_json::Value::from(*v)).collect();
-    let message = crate::problems::in_text(&all);
-    let serde_crate = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
+    // The impls (ALL, as_str, Display, FromStr, serde by spelling) are the runtime's macro.
     quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        #[derive(#rt::__private::Serialize, #rt::__private::Deserialize)]
-        #[serde(crate = #serde_crate)]
         pub enum #name {
-            #(#[doc = #docs] #[serde(rename = #values)] #variants,)*
+            #(#[doc = #docs] #variants,)*
         }
 
-        impl #name {
-            /// Every value, in the shape's order.
-            pub const ALL: &'static [#name] = &[#(#name::#variants),*];
-
-            /// The value as the DNA spells it.
-            pub const fn as_str(self) -> &'static str {
-                match self {
-                    #(#name::#variants => #values,)*
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name {
-            type Err = #rt::ValueError;
-            fn from_str(text: &str) -> ::std::result::Result<Self, #rt::ValueError> {
-                #rt::__private::choose(text, Self::ALL, Self::as_str, #message)
-            }
-        }
+        #rt::__private::choice!(#name, [#(#variants = #values),*]);
     }
 }
 
@@ -285,14 +258,13 @@ fn newtype(class: &Class, p: &Property, rt: &TokenStream) -> TokenStream {
         #[doc = #rule_doc]
         pub enum #rule {}
 
-        impl #rt::typed::Rule for #rule {
-            const CHECK: fn(&mut #rt::compiled::Item<'_>) = #check;
-        }
+        #rt::__private::rule!(#rule, #check);
     }
 }
 
-/// `CreateArgs`: the arguments of `<class>_create` (unknown keys refused), with `new` taking
-/// the required properties.
+/// `CreateArgs`: the arguments of `<class>_create`, with `new` taking the required properties.
+/// Serialize only: the typed create writes it as the tool's arguments, and nothing reads one
+/// (a derived `Deserialize` was a quarter of a large DNA's expanded code).
 fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenStream {
     let tool = crate::naming::class_tool(&class.name, "create");
     let creatable: Vec<&Property> = visible
@@ -309,7 +281,7 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
     let fields = creatable.iter().map(|p| {
         let name = field(&p.name);
         let ty = property_type(class, p, rt);
-        let attrs = serde_attrs_args(p);
+        let attrs = rename_attr(p);
         let doc = property_doc(p);
         quote! {
             #[doc = #doc]
@@ -348,14 +320,12 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq #default)]
-        #[derive(#rt::__private::Serialize, #rt::__private::Deserialize)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[derive(#rt::__private::Serialize)]
+        #[serde(crate = #serde_crate)]
         pub struct CreateArgs {
             /// The new instance's IRI; minted when `None`.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub expression_address: ::std::option::Option<::std::string::String>,
             /// An IRI to put the new instance under.
-            #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
             pub parent: ::std::option::Option<::std::string::String>,
             #(#fields)*
         }
@@ -373,22 +343,15 @@ fn create_args(class: &Class, visible: &[&Property], rt: &TokenStream) -> TokenS
     }
 }
 
-/// Like [`serde_attrs`], with empty collections left out when serializing.
-fn serde_attrs_args(p: &Property) -> TokenStream {
-    let mut parts = Vec::new();
-    if crate::naming::field_ident(&p.name) != p.name {
-        let name = &p.name;
-        parts.push(quote!(rename = #name));
-    }
-    if p.collection {
-        parts.push(quote!(default, skip_serializing_if = "::std::vec::Vec::is_empty"));
-    } else if !p.required {
-        parts.push(quote!(default, skip_serializing_if = "::std::option::Option::is_none"));
-    }
-    if parts.is_empty() {
-        quote!()
+/// A `CreateArgs` field's serde attribute: its DNA name, where the field's differs. Empty
+/// values are written as `null` and `[]`, which the typed create leaves out (it sends only the
+/// properties given).
+fn rename_attr(p: &Property) -> TokenStream {
+    let name = &p.name;
+    if crate::naming::field_ident(name) != *name {
+        quote!(#[serde(rename = #name)])
     } else {
-        quote!(#[serde(#(#parts),*)])
+        quote!()
     }
 }
 
@@ -414,18 +377,25 @@ fn access_impl(class: &Class, plan: &[surface::ClassTool<'_>], rt: &TokenStream)
         if !tools.is_empty() {
             doc.push_str(&format!(" Tools: {}.", tools.join(", ")));
         }
-        let handle = if p.collection {
-            quote!(Collection)
-        } else {
-            quote!(Scalar)
-        };
+        let handle = if p.collection { quote!(__Many) } else { quote!(__Scalar) };
         let name = &p.name;
         quote! {
             #[doc = #doc]
-            pub const #constant: #rt::typed::#handle<#struct_name, #value> = #rt::typed::#handle::new(#name);
+            pub const #constant: #handle<Self, #value> = #handle::new(#name);
         }
     });
+    // The handle types under names no class, property or value can take (generated names are
+    // CamelCase): each handle fits on one line.
+    let (scalars, collections) = class
+        .visible_properties()
+        .filter(|p| p.getter.is_none())
+        .fold((false, false), |(s, c), p| (s || !p.collection, c || p.collection));
+    let scalar = scalars.then(|| quote!(use #rt::typed::Scalar as __Scalar;));
+    let collection = collections.then(|| quote!(use #rt::typed::Collection as __Many;));
     quote! {
+        #scalar
+        #collection
+
         impl #rt::typed::Model for #struct_name {
             const CLASS_NAME: &'static str = #class_name;
             type Create = CreateArgs;

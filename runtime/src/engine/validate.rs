@@ -340,7 +340,7 @@ pub fn compiled_item(
     if !type_holds(p, it) {
         return Ok(());
     }
-    if let Some(Some(check)) = compiled.checks.get(index) {
+    if let Some(check) = compiled.checks.get(index) {
         check(it);
     }
     node_checks(p, it, references)

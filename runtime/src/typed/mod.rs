@@ -43,6 +43,8 @@ pub trait Model: Serialize + DeserializeOwned {
     /// transaction.
     fn create(engine: &Engine, perspective_id: &str, args: &Self::Create) -> Result<Self, ToolError> {
         let mut properties = to_map(args)?;
+        // The properties not given (generated `CreateArgs` write them as null and []).
+        properties.retain(|_, v| !(v.is_null() || v.as_array().is_some_and(Vec::is_empty)));
         let text = |m: &mut Map<String, Value>, k: &str| match m.remove(k) {
             Some(Value::String(s)) => Some(s),
             _ => None,
