@@ -180,6 +180,34 @@ impl Engine {
         properties: Option<&Map<String, Value>>,
         unset: &[String],
     ) -> Result<Value, ToolError> {
+        self.update(perspective, class_name, base_uri, properties, unset, false)
+            .map(|(result, _)| result)
+    }
+
+    /// [`Engine::instance_update`], answering with the instance object as the write left it,
+    /// read inside the write's transaction (the typed API's setters).
+    pub fn instance_update_read_back(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        properties: Option<&Map<String, Value>>,
+        unset: &[String],
+    ) -> Result<Value, ToolError> {
+        let (_, instance) = self.update(perspective, class_name, base_uri, properties, unset, true)?;
+        Ok(instance.unwrap_or_default())
+    }
+
+    /// The update, and with `read_back` the instance object before the commit.
+    fn update(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        properties: Option<&Map<String, Value>>,
+        unset: &[String],
+        read_back: bool,
+    ) -> Result<(Value, Option<Value>), ToolError> {
         let empty = Map::new();
         let properties = properties.unwrap_or(&empty);
         if properties.is_empty() && unset.is_empty() {
@@ -217,6 +245,14 @@ impl Engine {
             &class,
             self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change),
         )?;
+        let instance = match read_back {
+            true => Some(instance_object(
+                &class,
+                base_uri,
+                &links_of(&tx, perspective, base_uri)?,
+            )),
+            false => None,
+        };
         tx.commit()?;
         let mut result = Map::new();
         result.insert("success".into(), true.into());
@@ -227,7 +263,7 @@ impl Engine {
             result.insert("unset_properties".into(), Value::Array(cleared));
         }
         checked.add_to(&mut result);
-        Ok(Value::Object(result))
+        Ok((Value::Object(result), instance))
     }
 
     /// `instance_add_to_collection`: idempotent; `already_member: true` when the item was there.

@@ -274,19 +274,18 @@ impl<M, V> Scalar<M, V> {
 }
 
 impl<M: Model, V: Serialize> Scalar<M, V> {
-    /// `<class>_set_<property>`: sets the value.
-    pub fn set(&self, engine: &Engine, perspective_id: &str, id: &str, value: V) -> Result<(), ToolError> {
+    /// `<class>_set_<property>`: sets the value, and answers with the instance as the write
+    /// left it, read inside the write's transaction.
+    pub fn set(&self, engine: &Engine, perspective_id: &str, id: &str, value: V) -> Result<M, ToolError> {
         let properties = Map::from_iter([(self.name.to_string(), to_value(&value)?)]);
-        engine
-            .instance_update(perspective_id, M::CLASS_NAME, id, Some(&properties), &[])
-            .map(drop)
+        from_value(engine.instance_update_read_back(perspective_id, M::CLASS_NAME, id, Some(&properties), &[])?)
     }
 
-    /// Clears an optional value (a required one refuses, as the tool does).
-    pub fn clear(&self, engine: &Engine, perspective_id: &str, id: &str) -> Result<(), ToolError> {
-        engine
-            .instance_update(perspective_id, M::CLASS_NAME, id, None, &[self.name.to_string()])
-            .map(drop)
+    /// Clears an optional value (a required one refuses, as the tool does), answering like
+    /// [`Scalar::set`].
+    pub fn clear(&self, engine: &Engine, perspective_id: &str, id: &str) -> Result<M, ToolError> {
+        let unset = [self.name.to_string()];
+        from_value(engine.instance_update_read_back(perspective_id, M::CLASS_NAME, id, None, &unset)?)
     }
 
     /// Instances whose value is `value`.
