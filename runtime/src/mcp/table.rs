@@ -65,82 +65,54 @@ pub enum StaticTool {
     FlowRunAction,
 }
 
+/// Every static tool and its name, in declaration order: the one table both directions read.
+const NAMES: [(StaticTool, &str); 33] = [
+    (StaticTool::ListPerspectives, "list_perspectives"),
+    (StaticTool::AddPerspective, "add_perspective"),
+    (StaticTool::AddLink, "add_link"),
+    (StaticTool::QueryLinks, "query_links"),
+    (StaticTool::SparqlQuery, "sparql_query"),
+    (StaticTool::ChangesSince, "changes_since"),
+    (StaticTool::AddModel, "add_model"),
+    (StaticTool::DescribePerspective, "describe_perspective"),
+    (StaticTool::InstanceCreate, "instance_create"),
+    (StaticTool::InstanceQuery, "instance_query"),
+    (StaticTool::InstanceGet, "instance_get"),
+    (StaticTool::InstanceUpdate, "instance_update"),
+    (StaticTool::InstanceAddToCollection, "instance_add_to_collection"),
+    (
+        StaticTool::InstanceRemoveFromCollection,
+        "instance_remove_from_collection",
+    ),
+    (StaticTool::InstanceRemove, "instance_remove"),
+    (StaticTool::AddChild, "add_child"),
+    (StaticTool::GetChildren, "get_children"),
+    (StaticTool::ExecuteCommands, "execute_commands"),
+    (StaticTool::GetMyDid, "get_my_did"),
+    (StaticTool::AuthStatus, "auth_status"),
+    (StaticTool::GetDocumentation, "get_documentation"),
+    (StaticTool::Signup, "signup"),
+    (StaticTool::LoginEmail, "login_email"),
+    (StaticTool::RequestLoginVerification, "request_login_verification"),
+    (StaticTool::VerifyEmailCode, "verify_email_code"),
+    (StaticTool::Forget, "forget"),
+    (StaticTool::ValidatePerspective, "validate_perspective"),
+    (StaticTool::GetFlows, "get_flows"),
+    (StaticTool::AddFlow, "add_flow"),
+    (StaticTool::FlowStart, "flow_start"),
+    (StaticTool::FlowState, "flow_state"),
+    (StaticTool::FlowActions, "flow_actions"),
+    (StaticTool::FlowRunAction, "flow_run_action"),
+];
+
 impl StaticTool {
     pub fn from_name(name: &str) -> Option<StaticTool> {
-        Some(match name {
-            "list_perspectives" => StaticTool::ListPerspectives,
-            "add_perspective" => StaticTool::AddPerspective,
-            "add_link" => StaticTool::AddLink,
-            "query_links" => StaticTool::QueryLinks,
-            "sparql_query" => StaticTool::SparqlQuery,
-            "changes_since" => StaticTool::ChangesSince,
-            "add_model" => StaticTool::AddModel,
-            "describe_perspective" => StaticTool::DescribePerspective,
-            "instance_create" => StaticTool::InstanceCreate,
-            "instance_query" => StaticTool::InstanceQuery,
-            "instance_get" => StaticTool::InstanceGet,
-            "instance_update" => StaticTool::InstanceUpdate,
-            "instance_add_to_collection" => StaticTool::InstanceAddToCollection,
-            "instance_remove_from_collection" => StaticTool::InstanceRemoveFromCollection,
-            "instance_remove" => StaticTool::InstanceRemove,
-            "add_child" => StaticTool::AddChild,
-            "get_children" => StaticTool::GetChildren,
-            "execute_commands" => StaticTool::ExecuteCommands,
-            "get_my_did" => StaticTool::GetMyDid,
-            "auth_status" => StaticTool::AuthStatus,
-            "get_documentation" => StaticTool::GetDocumentation,
-            "signup" => StaticTool::Signup,
-            "login_email" => StaticTool::LoginEmail,
-            "request_login_verification" => StaticTool::RequestLoginVerification,
-            "verify_email_code" => StaticTool::VerifyEmailCode,
-            "forget" => StaticTool::Forget,
-            "validate_perspective" => StaticTool::ValidatePerspective,
-            "get_flows" => StaticTool::GetFlows,
-            "add_flow" => StaticTool::AddFlow,
-            "flow_start" => StaticTool::FlowStart,
-            "flow_state" => StaticTool::FlowState,
-            "flow_actions" => StaticTool::FlowActions,
-            "flow_run_action" => StaticTool::FlowRunAction,
-            _ => return None,
-        })
+        NAMES.iter().find(|(_, n)| *n == name).map(|(tool, _)| *tool)
     }
 
     pub fn name(self) -> &'static str {
-        match self {
-            StaticTool::ListPerspectives => "list_perspectives",
-            StaticTool::AddPerspective => "add_perspective",
-            StaticTool::AddLink => "add_link",
-            StaticTool::QueryLinks => "query_links",
-            StaticTool::SparqlQuery => "sparql_query",
-            StaticTool::ChangesSince => "changes_since",
-            StaticTool::AddModel => "add_model",
-            StaticTool::DescribePerspective => "describe_perspective",
-            StaticTool::InstanceCreate => "instance_create",
-            StaticTool::InstanceQuery => "instance_query",
-            StaticTool::InstanceGet => "instance_get",
-            StaticTool::InstanceUpdate => "instance_update",
-            StaticTool::InstanceAddToCollection => "instance_add_to_collection",
-            StaticTool::InstanceRemoveFromCollection => "instance_remove_from_collection",
-            StaticTool::InstanceRemove => "instance_remove",
-            StaticTool::AddChild => "add_child",
-            StaticTool::GetChildren => "get_children",
-            StaticTool::ExecuteCommands => "execute_commands",
-            StaticTool::GetMyDid => "get_my_did",
-            StaticTool::AuthStatus => "auth_status",
-            StaticTool::GetDocumentation => "get_documentation",
-            StaticTool::Signup => "signup",
-            StaticTool::LoginEmail => "login_email",
-            StaticTool::RequestLoginVerification => "request_login_verification",
-            StaticTool::VerifyEmailCode => "verify_email_code",
-            StaticTool::Forget => "forget",
-            StaticTool::ValidatePerspective => "validate_perspective",
-            StaticTool::GetFlows => "get_flows",
-            StaticTool::AddFlow => "add_flow",
-            StaticTool::FlowStart => "flow_start",
-            StaticTool::FlowState => "flow_state",
-            StaticTool::FlowActions => "flow_actions",
-            StaticTool::FlowRunAction => "flow_run_action",
-        }
+        // Declaration order is the table's (checked by a test), so the discriminant indexes it.
+        NAMES[self as usize].1
     }
 
     /// The account tools of multi-user mode, answered by the accounts (`auth_status` is the
@@ -310,6 +282,18 @@ fn to_rmcp(spec: &ToolSpec) -> Tool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_names_table_is_in_declaration_order_and_names_each_tool_once() {
+        for (i, (tool, name)) in NAMES.iter().enumerate() {
+            assert_eq!(*tool as usize, i, "{name} is out of declaration order");
+            assert_eq!(StaticTool::from_name(name), Some(*tool));
+            assert_eq!(tool.name(), *name);
+        }
+        let names: std::collections::HashSet<&str> = NAMES.iter().map(|(_, n)| *n).collect();
+        assert_eq!(names.len(), NAMES.len());
+        assert_eq!(StaticTool::from_name("no_such_tool"), None);
+    }
 
     #[test]
     fn every_static_tool_is_served_under_its_own_name() {
