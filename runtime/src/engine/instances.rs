@@ -19,6 +19,13 @@ use super::{Engine, values};
 use crate::compiled::Item;
 use crate::store::{LinkPattern, ReadTx, StoreError, WriteTx};
 
+/// What [`Engine::collection_item_read_back`] does with the item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ItemChange {
+    Add,
+    Remove,
+}
+
 impl Engine {
     /// `instance_create`.
     pub fn instance_create(
@@ -275,12 +282,59 @@ impl Engine {
         collection: &str,
         item: &Value,
     ) -> Result<Value, ToolError> {
+        self.add_item(perspective, class_name, base_uri, collection, item, false)
+            .map(|(result, _)| result)
+    }
+
+    /// `instance_remove_from_collection`.
+    pub fn instance_remove_from_collection(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+    ) -> Result<Value, ToolError> {
+        self.remove_item(perspective, class_name, base_uri, collection, item, false)
+            .map(|(result, _)| result)
+    }
+
+    /// An item added to or removed from a collection, answering with the instance object as
+    /// the write left it, read inside the write's transaction (the typed API's collection
+    /// handles).
+    pub fn collection_item_read_back(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+        change: ItemChange,
+    ) -> Result<Value, ToolError> {
+        let change = match change {
+            ItemChange::Add => Self::add_item,
+            ItemChange::Remove => Self::remove_item,
+        };
+        let (_, instance) = change(self, perspective, class_name, base_uri, collection, item, true)?;
+        Ok(instance.unwrap_or_default())
+    }
+
+    fn add_item(
+        &self,
+        perspective: &str,
+        class_name: &str,
+        base_uri: &str,
+        collection: &str,
+        item: &Value,
+        read_back: bool,
+    ) -> Result<(Value, Option<Value>), ToolError> {
         self.with_collection_item(
             perspective,
             class_name,
             base_uri,
             collection,
             item,
+            read_back,
             |tx, class, p, target| {
                 let present = LinkPattern {
                     source: Some(base_uri),
@@ -320,21 +374,22 @@ impl Engine {
         )
     }
 
-    /// `instance_remove_from_collection`.
-    pub fn instance_remove_from_collection(
+    fn remove_item(
         &self,
         perspective: &str,
         class_name: &str,
         base_uri: &str,
         collection: &str,
         item: &Value,
-    ) -> Result<Value, ToolError> {
+        read_back: bool,
+    ) -> Result<(Value, Option<Value>), ToolError> {
         self.with_collection_item(
             perspective,
             class_name,
             base_uri,
             collection,
             item,
+            read_back,
             |tx, class, p, target| {
                 let mut run = Runner::new(tx, perspective, base_uri);
                 for action in &p.remover {
@@ -362,8 +417,9 @@ impl Engine {
         base_uri: &str,
         collection: &str,
         item: &Value,
+        read_back: bool,
         body: impl FnOnce(&mut dyn WriteTx, &Class, &Property, String) -> Result<Value, ToolError>,
-    ) -> Result<Value, ToolError> {
+    ) -> Result<(Value, Option<Value>), ToolError> {
         let mut tx = Recorder::new(self.write()?);
         self.require_perspective(&tx, perspective)?;
         let class = self.class(&tx, perspective, class_name)?;
@@ -372,11 +428,19 @@ impl Engine {
         let target = values::encode(p, item);
         let mut result = body(&mut tx, &class, p, target)?;
         let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change)?;
+        let instance = match read_back {
+            true => Some(instance_object(
+                &class,
+                base_uri,
+                &links_of(&tx, perspective, base_uri)?,
+            )),
+            false => None,
+        };
         tx.commit()?;
         if let Value::Object(o) = &mut result {
             checked.add_to(o);
         }
-        Ok(result)
+        Ok((result, instance))
     }
 
     /// `instance_remove`: the destructors, then every link in or out of the instance.

@@ -34,6 +34,7 @@ pub use crate::store::{LinkPattern, Order};
 pub use error::{Envelope, Problem, Subject, ToolError};
 pub use fixed::FixedDna;
 pub use forget::ForgetTarget;
+pub use instances::ItemChange;
 pub use query::QueryArgs;
 use shacl_mcp_compiler::model::Class;
 use shacl_mcp_compiler::shacl::{self, Shapes};

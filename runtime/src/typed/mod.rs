@@ -28,7 +28,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::engine::{Engine, Order, QueryArgs, ToolError};
+use crate::engine::{Engine, ItemChange, Order, QueryArgs, ToolError};
 
 /// A class compiled into Rust. Generated code implements the constants; the methods are the
 /// engine's, through the tools' entry points.
@@ -353,17 +353,29 @@ impl<M, V> Collection<M, V> {
 
 impl<M: Model, V: Serialize + DeserializeOwned> Collection<M, V> {
     /// `<class>_add_<collection>`: adds one item (adding one already there changes nothing).
-    pub fn add(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<(), ToolError> {
-        engine
-            .instance_add_to_collection(perspective_id, M::CLASS_NAME, id, self.name, &to_value(item)?)
-            .map(drop)
+    pub fn add(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<M, ToolError> {
+        let item = to_value(item)?;
+        from_value(engine.collection_item_read_back(
+            perspective_id,
+            M::CLASS_NAME,
+            id,
+            self.name,
+            &item,
+            ItemChange::Add,
+        )?)
     }
 
     /// `<class>_remove_<collection>`: removes one item.
-    pub fn remove(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<(), ToolError> {
-        engine
-            .instance_remove_from_collection(perspective_id, M::CLASS_NAME, id, self.name, &to_value(item)?)
-            .map(drop)
+    pub fn remove(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<M, ToolError> {
+        let item = to_value(item)?;
+        from_value(engine.collection_item_read_back(
+            perspective_id,
+            M::CLASS_NAME,
+            id,
+            self.name,
+            &item,
+            ItemChange::Remove,
+        )?)
     }
 
     /// Instances with `item` among the collection's items.
