@@ -5,16 +5,22 @@
 //! blocks, readers and the writer), shortly after commits: a burst of commits is one
 //! checkpoint. The log restarts when a writer finds it wholly checkpointed; commits so close
 //! together that it never is still meet the writer's own checkpoint, at 4,000 pages instead of
-//! 1,000, with most of the log already copied (`INLINE_CHECKPOINT_PAGES`, conn.rs).
+//! 1,000, with most of the log already copied ([`Checkpointer::backstop`]). That one waits for a
+//! checkpoint of this thread under way rather than giving up on it as SQLite's own would: a
+//! checkpoint slowed by the disk (its fsync) otherwise let the log grow without bound while
+//! commits went on.
 //!
 //! Durability is unchanged: in WAL mode a commit is in the log before `COMMIT` returns, and a
 //! checkpoint only moves committed pages into the database file.
 
+use std::ffi::c_int;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use rusqlite::hooks::Wal;
+use rusqlite::wal::CheckpointMode;
 use rusqlite::{Connection, OpenFlags};
 
 use super::conn::{BUSY_TIMEOUT, lock};
@@ -22,6 +28,10 @@ use crate::store::StoreError;
 
 /// How long after a commit the checkpoint waits for more commits to join it.
 const GATHER: Duration = Duration::from_millis(20);
+/// The log size (in pages) at which a commit checkpoints in line after all: a backstop for
+/// commits so close together that the checkpoint thread never finds the log quiet enough to
+/// restart it. SQLite's automatic checkpoint is at 1,000.
+pub(super) const BACKSTOP_PAGES: c_int = 4000;
 
 #[derive(Default)]
 struct State {
@@ -71,6 +81,25 @@ impl Checkpointer {
         if !state.pending {
             state.pending = true;
             self.shared.wake.notify_one();
+        }
+    }
+
+    /// The writer's own checkpoint, after a commit that left the log at `pages` pages: none
+    /// below [`BACKSTOP_PAGES`]; above, a PASSIVE one once this thread's checkpoint under way
+    /// (if any) has ended, so that it copies the whole log and the next write restarts it.
+    /// Installed as the writer's WAL hook (in place of SQLite's autocheckpoint, which does the
+    /// same but skips its checkpoint while another runs).
+    pub fn backstop(&self) -> impl FnMut(&mut Wal, c_int) -> rusqlite::Result<()> + Send + 'static {
+        let shared = self.shared.clone();
+        move |wal, pages| {
+            if pages >= BACKSTOP_PAGES {
+                let _running = lock(&shared.running);
+                if let Err(e) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
+                    tracing::warn!(kind = "checkpoint", error = %e, "the writer's WAL checkpoint failed; the next commit retries it");
+                }
+            }
+            // An error here would be COMMIT's, though the commit has happened: never one.
+            Ok(())
         }
     }
 

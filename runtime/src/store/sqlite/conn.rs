@@ -17,10 +17,6 @@ const IDLE_READERS: usize = 4;
 /// copied them from the operating system again (a third of its time). Pages are cached as they
 /// are read, so an idle store does not grow.
 const READ_CACHE_KIB: i64 = 32 * 1024;
-/// The log size (in pages) at which a commit checkpoints in line after all: a backstop for
-/// commits so close together that the checkpoint thread never finds the log quiet enough to
-/// restart it (sqlite/checkpoint.rs). SQLite's default is 1,000.
-const INLINE_CHECKPOINT_PAGES: i64 = 4000;
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Locks a mutex, recovering it when a panicking thread poisoned it: every transaction ends
@@ -48,8 +44,9 @@ impl Writer {
     }
 
     /// The writer of a database file: commits leave the checkpoints to `checkpointer`.
-    pub fn with_checkpointer(conn: Connection, checkpointer: Checkpointer) -> Result<Self, StoreError> {
-        conn.pragma_update(None, "wal_autocheckpoint", INLINE_CHECKPOINT_PAGES)?;
+    pub fn with_checkpointer(mut conn: Connection, checkpointer: Checkpointer) -> Result<Self, StoreError> {
+        // Replaces SQLite's automatic checkpoint (a WAL hook of its own).
+        conn.wal_hook(Some(checkpointer.backstop()))?;
         Ok(Writer {
             checkpointer: Some(checkpointer),
             ..Writer::new(conn)

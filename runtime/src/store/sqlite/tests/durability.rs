@@ -45,15 +45,14 @@ fn schema_version_is_stored_and_a_newer_one_refused() {
 /// Checkpoints run off the commit path (sqlite/checkpoint.rs) with the writer's as a backstop:
 /// the write-ahead log is copied back and restarted as commits go on, even back to back, so it
 /// stays bounded instead of holding every page ever written (74 MB for these 2,000 commits).
+/// The bound holds however slow the checkpoint thread is (under a loaded disk its fsync took
+/// long enough for the log to reach 32 MB while SQLite's own backstop skipped): the backstop
+/// waits for it.
 #[test]
 fn the_log_is_checkpointed_off_the_commit_path_and_stays_small() {
     let dir = TempDir::new();
     let path = dir.0.join("store.db");
     let store = SqliteStore::open(&path, clock()).unwrap();
-    let autocheckpoint: i64 = lock_writer(&store)
-        .query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(autocheckpoint, 4000, "commits checkpoint in line only as a backstop");
     seed(&store, &[]);
     let wal = dir.0.join("store.db-wal");
     let mut largest = 0;
