@@ -1,10 +1,11 @@
 //! The whole-server load driver (issue 8): real servers over stdio and HTTP, driven by rmcp's
 //! client with one call in flight, each figure as calls/s, p50 and p99, the server's own time
 //! (the `elapsed_us` of its `tools/call` log line), and as a ratio to the protocol floor measured
-//! in the same run (MCP `ping` through the same server, and `get_my_did`, its cheapest tool call).
+//! in the same run (MCP `ping` through the same server, `get_my_did`, its cheapest tool call, and
+//! a plain rmcp server's no-op tool call, `shacl-mcp-noop`: issue 17's floor).
 //!
 //! ```text
-//! cargo build --release -p shacl-mcp -p tasks-server -p shacl-mcp-tests
+//! cargo build --release -p shacl-mcp -p tasks-server -p shacl-mcp-tests   # shacl-mcp-noop too
 //! target/release/shacl-mcp-bench [--only calls,idle,links] [--calls N] [--sizes 1000,10000,100000]
 //!     [--http-sizes 1000] [--query-calls N] [--batch N] [--links N] [--idle-secs N]
 //!     [--db-url postgres://…]
@@ -282,29 +283,53 @@ async fn measure(name: &str, server: &Server, calls: usize, mut call: impl FnMut
     }
 }
 
+/// The figure of the rmcp no-op server's tool call: issue 17's floor.
+const NOOP_CALL: &str = "rmcp no-op server: tools/call noop";
+
+/// The floors of a plain rmcp server ([`NOOP_CALL`] and its ping), measured beside ours.
+async fn noop_floors(o: &Options, http: bool) -> Vec<Figure> {
+    let binary = o.bin.join("shacl-mcp-noop");
+    let server = match http {
+        false => Server::stdio(&binary, &["--stdio"], o.log("noop")).await,
+        true => Server::http(&binary, &[], o.log("noop-http")).await,
+    };
+    let figures = vec![
+        measure("rmcp no-op server: ping", &server, o.calls, |_| None).await,
+        measure(NOOP_CALL, &server, o.calls, |_| Some(("noop".into(), json!({})))).await,
+    ];
+    server.stop().await;
+    figures
+}
+
 fn report(title: &str, figures: &[Figure]) {
     let find = |n: &str| figures.iter().find(|f| f.name == n);
     let floor = find("ping").map(Figure::rate).unwrap_or(f64::NAN);
     let tool_floor = find("get_my_did").map(Figure::rate).unwrap_or(f64::NAN);
+    let noop = find(NOOP_CALL).map(Figure::rate).unwrap_or(f64::NAN);
     let ping_p50 = find("ping").map(|f| f.p(0.5)).unwrap_or_default();
     println!("\n{title}");
     println!(
-        "{:<48} {:>9} {:>10} {:>10} {:>11} {:>8} {:>12}",
-        "call", "calls/s", "p50 µs", "p99 µs", "server p50", "÷ ping", "÷ get_my_did"
+        "{:<48} {:>9} {:>10} {:>10} {:>11} {:>8} {:>12} {:>8}",
+        "call", "calls/s", "p50 µs", "p99 µs", "server p50", "÷ ping", "÷ get_my_did", "÷ no-op"
     );
     for f in figures {
         let server = percentile(&f.server, 0.5).map_or("-".to_string(), |d| d.as_micros().to_string());
         println!(
-            "{:<48} {:>9.1} {:>10} {:>10} {:>11} {:>7.1}% {:>11.1}%",
+            "{:<48} {:>9.1} {:>10} {:>10} {:>11} {:>7.1}% {:>11.1}% {:>7.1}%",
             f.name,
             f.rate(),
             f.p(0.5).as_micros(),
             f.p(0.99).as_micros(),
             server,
             100.0 * f.rate() / floor,
-            100.0 * f.rate() / tool_floor
+            100.0 * f.rate() / tool_floor,
+            100.0 * f.rate() / noop
         );
     }
+    println!(
+        "(÷ no-op: to {NOOP_CALL}, a plain rmcp server's tool call measured in this run; \
+         issue 17's targets are instance_get >= 85% and instance_create >= 50% of it)"
+    );
     println!(
         "(server p50: the server's own `elapsed_us` of each call's log line, from tool lookup to the result value, \
          before serialisation and transport; without it, p50 − ping p50 = p50 − {} µs is the estimate)",
@@ -615,7 +640,8 @@ async fn section_calls(o: &Options) {
         o.log("b"),
     )
     .await;
-    let figures = run_suite(o, &interpreted, Some(&compiled), &o.sizes).await;
+    let mut figures = noop_floors(o, false).await;
+    figures.extend(run_suite(o, &interpreted, Some(&compiled), &o.sizes).await);
     report(
         &format!("stdio: one call in flight, release build (load after: {})", load()),
         &figures,
@@ -637,7 +663,8 @@ async fn section_calls(o: &Options) {
         o.log("c"),
     )
     .await;
-    let figures = run_suite(o, &server, None, &o.http_sizes).await;
+    let mut figures = noop_floors(o, true).await;
+    figures.extend(run_suite(o, &server, None, &o.http_sizes).await);
     report(
         &format!(
             "HTTP (stateless, JSON answers): one call in flight, release build (load after: {})",
