@@ -26,6 +26,21 @@ pub enum ItemChange {
     Remove,
 }
 
+/// With `wanted`, the instance object as the write's transaction sees it, before its commit:
+/// the typed API's answer to a write is the instance that write made.
+fn read_back_if(
+    wanted: bool,
+    tx: &dyn ReadTx,
+    perspective: &str,
+    class: &Class,
+    node: &str,
+) -> Result<Option<Value>, StoreError> {
+    match wanted {
+        true => Ok(Some(instance_object(class, node, &links_of(tx, perspective, node)?))),
+        false => Ok(None),
+    }
+}
+
 impl Engine {
     /// `instance_create`.
     pub fn instance_create(
@@ -143,10 +158,7 @@ impl Engine {
             &class,
             self.check_write(&tx, perspective, &class, &base, WriteKind::Create),
         )?;
-        let instance = match read_back {
-            true => Some(instance_object(&class, &base, &links_of(&tx, perspective, &base)?)),
-            false => None,
-        };
+        let instance = read_back_if(read_back, &tx, perspective, &class, &base)?;
         tx.commit()?;
 
         let mut result = Map::new();
@@ -252,14 +264,7 @@ impl Engine {
             &class,
             self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change),
         )?;
-        let instance = match read_back {
-            true => Some(instance_object(
-                &class,
-                base_uri,
-                &links_of(&tx, perspective, base_uri)?,
-            )),
-            false => None,
-        };
+        let instance = read_back_if(read_back, &tx, perspective, &class, base_uri)?;
         tx.commit()?;
         let mut result = Map::new();
         result.insert("success".into(), true.into());
@@ -428,14 +433,7 @@ impl Engine {
         let target = values::encode(p, item);
         let mut result = body(&mut tx, &class, p, target)?;
         let checked = self.check_write(&tx, perspective, &class, base_uri, WriteKind::Change)?;
-        let instance = match read_back {
-            true => Some(instance_object(
-                &class,
-                base_uri,
-                &links_of(&tx, perspective, base_uri)?,
-            )),
-            false => None,
-        };
+        let instance = read_back_if(read_back, &tx, perspective, &class, base_uri)?;
         tx.commit()?;
         if let Value::Object(o) = &mut result {
             checked.add_to(o);

@@ -354,28 +354,24 @@ impl<M, V> Collection<M, V> {
 impl<M: Model, V: Serialize + DeserializeOwned> Collection<M, V> {
     /// `<class>_add_<collection>`: adds one item (adding one already there changes nothing).
     pub fn add(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<M, ToolError> {
-        let item = to_value(item)?;
-        from_value(engine.collection_item_read_back(
-            perspective_id,
-            M::CLASS_NAME,
-            id,
-            self.name,
-            &item,
-            ItemChange::Add,
-        )?)
+        self.change(engine, perspective_id, id, item, ItemChange::Add)
     }
 
     /// `<class>_remove_<collection>`: removes one item.
     pub fn remove(&self, engine: &Engine, perspective_id: &str, id: &str, item: &V) -> Result<M, ToolError> {
+        self.change(engine, perspective_id, id, item, ItemChange::Remove)
+    }
+
+    fn change(
+        &self,
+        engine: &Engine,
+        perspective_id: &str,
+        id: &str,
+        item: &V,
+        change: ItemChange,
+    ) -> Result<M, ToolError> {
         let item = to_value(item)?;
-        from_value(engine.collection_item_read_back(
-            perspective_id,
-            M::CLASS_NAME,
-            id,
-            self.name,
-            &item,
-            ItemChange::Remove,
-        )?)
+        from_value(engine.collection_item_read_back(perspective_id, M::CLASS_NAME, id, self.name, &item, change)?)
     }
 
     /// Instances with `item` among the collection's items.
