@@ -191,12 +191,6 @@ impl<S: Send + Sync + 'static> Route for Routed<S> {
 /// A routed tool's `Err(ToolError)` answered as the table answers the generated tools' errors.
 impl IntoCallToolResult for ToolError {
     fn into_call_tool_result(self) -> Result<CallToolResponse, ErrorData> {
-        match self {
-            ToolError::Internal(e) => {
-                tracing::error!(kind = "internal", error = %e);
-                Err(ErrorData::internal_error("internal error: nothing was written", None))
-            }
-            refused => Ok(rmcp::model::CallToolResult::structured_error(refused.to_json().unwrap_or_default()).into()),
-        }
+        super::handler::tool_error(None, self).map(Into::into)
     }
 }

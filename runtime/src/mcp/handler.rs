@@ -390,11 +390,7 @@ impl McpServer {
                 let message = data["error"].as_str().unwrap_or("invalid arguments").to_string();
                 Err(ErrorData::invalid_params(message, Some(data)))
             }
-            Err(ToolError::Internal(e)) => {
-                tracing::error!(kind = "internal", tool = name, error = %e);
-                Err(ErrorData::internal_error("internal error: nothing was written", None))
-            }
-            Err(e) => Ok(refusal(e.to_json().unwrap_or_default())),
+            Err(e) => tool_error(Some(name), e),
         }
     }
 
@@ -579,6 +575,22 @@ async fn routed(
 
 fn refusal(body: Value) -> CallToolResult {
     CallToolResult::structured_error(body)
+}
+
+/// A tool's error as its answer (docs/errors.md): a refusal or invalid arguments as an
+/// `isError` result with the envelope, an internal failure as JSON-RPC -32603 whose details
+/// stay in the log. The generated tools' and the routed hand-written ones' alike.
+pub(super) fn tool_error(tool: Option<&str>, error: ToolError) -> Result<CallToolResult, ErrorData> {
+    match error {
+        ToolError::Internal(e) => {
+            match tool {
+                Some(tool) => tracing::error!(kind = "internal", tool, error = %e),
+                None => tracing::error!(kind = "internal", error = %e),
+            }
+            Err(ErrorData::internal_error("internal error: nothing was written", None))
+        }
+        e => Ok(refusal(e.to_json().unwrap_or_default())),
+    }
 }
 
 /// docs/errors.md: a per-class tool while per-class tools are off names the instance_* call.
