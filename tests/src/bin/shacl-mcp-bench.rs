@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! cargo build --release -p shacl-mcp -p tasks-server -p shacl-mcp-tests   # shacl-mcp-noop too
-//! target/release/shacl-mcp-bench [--only calls,idle,links] [--calls N] [--sizes 1000,10000,100000]
+//! target/release/shacl-mcp-bench [--only calls,idle,links,sparql,floor] [--calls N] [--rounds N]
+//!     [--sizes 1000,10000,100000]
 //!     [--http-sizes 1000] [--query-calls N] [--batch N] [--links N] [--idle-secs N]
 //!     [--db-url postgres://…]
 //! ```
@@ -15,7 +16,7 @@
 //! server in a schema of its own (`?schema=bench_<name>_<time>`); `idle` and `links` stay on
 //! SQLite files (they measure the file).
 //!
-//! Sections (`--only`, default all three):
+//! Sections (`--only`, default calls, idle and links):
 //! - `calls`: ping, get_my_did, tools/list, instance_create, instance_get, per-class create
 //!   compiled versus interpreted, and instance_query with a filter matching 1% of each size, limit
 //!   100, and with one matching 100 Tasks of each size (any of 100 titles). Query data is seeded through the server's own `execute_commands` tool, in batches of
@@ -26,6 +27,10 @@
 //! - `links`: a database of about `--links` links (Tasks of 6 links each) seeded through a server
 //!   with `execute_commands`, then a fresh server on that file: gets, queries, its VmHWM, and the
 //!   size of the file.
+//! - `sparql`: two-hop joins over Tasks in TodoLists.
+//! - `floor`: issue 17's call-path ratios (instance_get and instance_create to the no-op tool
+//!   call) over stdio and HTTP, the no-op server and ours measured in `--rounds` alternating
+//!   rounds so the machine's drift falls on both.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -480,6 +485,8 @@ struct Options {
     sizes: Vec<usize>,
     http_sizes: Vec<usize>,
     query_calls: usize,
+    /// Alternating rounds of the `floor` section.
+    rounds: usize,
     batch: usize,
     links: usize,
     idle: Duration,
@@ -674,6 +681,109 @@ async fn section_calls(o: &Options) {
     );
     println!("HTTP server after the suite: {}", server.memory().line());
     server.stop().await;
+}
+
+/// Issue 17's call-path targets measured robustly: the rmcp no-op server and ours run side by
+/// side and are measured in alternating rounds (`--rounds`, `--calls` calls a figure), so a
+/// drift of the machine within the run falls on both; each ratio is the median of the rounds'
+/// ratios, with the lowest and highest beside it.
+async fn section_floor(o: &Options) {
+    let tasks = shared("tasks.json");
+    for http in [false, true] {
+        let noop_binary = o.bin.join("shacl-mcp-noop");
+        let (noop, ours) = match http {
+            false => (
+                Server::stdio(&noop_binary, &["--stdio"], o.log("floor-noop")).await,
+                Server::stdio(
+                    &o.shacl(),
+                    &["serve", "--stdio", "--db", &o.store("floor-a.db"), "--dna", &tasks],
+                    o.log("floor-a"),
+                )
+                .await,
+            ),
+            true => (
+                Server::http(&noop_binary, &[], o.log("floor-noop-http")).await,
+                Server::http(
+                    &o.shacl(),
+                    &["--db", &o.store("floor-c.db"), "--dna", &tasks],
+                    o.log("floor-c"),
+                )
+                .await,
+            ),
+        };
+        let p = ours.perspective("Floor").await;
+        let got = ours
+            .call(
+                "instance_create",
+                json!({ "perspective_id": p, "class_name": "Task", "properties": { "title": "get me" } }),
+            )
+            .await;
+        let id = got["base_uri"].as_str().expect("base_uri").to_string();
+        let get = || {
+            let args = json!({ "perspective_id": p, "class_name": "Task", "base_uri": id });
+            move |_| Some(("instance_get".to_string(), args.clone()))
+        };
+        let mut made = 0usize;
+        let mut rounds: Vec<[Figure; 3]> = Vec::new();
+        for _ in 0..o.rounds {
+            let floor = measure(NOOP_CALL, &noop, o.calls, |_| Some(("noop".into(), json!({})))).await;
+            let got = measure("instance_get", &ours, o.calls, get()).await;
+            let created = measure("instance_create (validated, committed)", &ours, o.calls, |_| {
+                made += 1;
+                let properties = json!({ "title": format!("f{made}"), "priority": 1 + made % 5, "status": "open" });
+                Some((
+                    "instance_create".into(),
+                    json!({ "perspective_id": p, "class_name": "Task", "properties": properties }),
+                ))
+            })
+            .await;
+            rounds.push([floor, got, created]);
+        }
+        let transport = if http {
+            "HTTP (stateless, JSON answers)"
+        } else {
+            "stdio"
+        };
+        println!(
+            "\n{transport}: {} alternating rounds of {} calls each (no-op, instance_get, instance_create), load after: {}",
+            o.rounds,
+            o.calls,
+            load()
+        );
+        floor_report(&rounds);
+        noop.stop().await;
+        ours.stop().await;
+    }
+}
+
+/// The medians over rounds of each figure and of its ratio to the same round's no-op call.
+fn floor_report(rounds: &[[Figure; 3]]) {
+    let median = |mut v: Vec<f64>| -> (f64, f64, f64) {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    println!(
+        "{:<40} {:>9} {:>9} {:>9} {:>11} {:>9} {:>22}",
+        "call", "calls/s", "p50 µs", "p99 µs", "server p50", "p99÷p50", "÷ no-op (lo..hi)"
+    );
+    for k in 0..3 {
+        let of = |f: &dyn Fn(&[Figure; 3]) -> f64| median(rounds.iter().map(f).collect());
+        let rate = of(&|r| r[k].rate()).0;
+        let p50 = of(&|r| r[k].p(0.5).as_secs_f64() * 1e6).0;
+        let p99 = of(&|r| r[k].p(0.99).as_secs_f64() * 1e6).0;
+        let spread = of(&|r| r[k].p(0.99).as_secs_f64() / r[k].p(0.5).as_secs_f64()).0;
+        let server = rounds.iter().flat_map(|r| r[k].server.clone()).collect::<Vec<_>>();
+        let server = percentile(&server, 0.5).map_or("-".to_string(), |d| d.as_micros().to_string());
+        let (ratio, lo, hi) = of(&|r| 100.0 * r[k].rate() / r[0].rate());
+        println!(
+            "{:<40} {:>9.1} {:>9.0} {:>9.0} {:>11} {:>8.1}x {:>7.1}% ({:.0}..{:.0}%)",
+            rounds[0][k].name, rate, p50, p99, server, spread, ratio, lo, hi
+        );
+    }
+    println!(
+        "(medians over the rounds; ÷ no-op: each round's rate over the same round's no-op rate; issue 17's targets: \
+         instance_get >= 85%, instance_create >= 50%, create p99÷p50 <= 5x)"
+    );
 }
 
 /// sparql_query over a perspective of `--sizes`' largest number of Tasks, each in one of
@@ -928,6 +1038,7 @@ async fn main() {
     std::fs::create_dir_all(&scratch).expect("scratch dir");
     let o = Options {
         calls: number("--calls", 2000),
+        rounds: number("--rounds", 7).max(1),
         http_sizes: list("--http-sizes").unwrap_or_else(|| vec![sizes[0]]),
         sizes,
         query_calls: number("--query-calls", 10),
@@ -956,7 +1067,8 @@ async fn main() {
             "idle" => section_idle(&o).await,
             "links" => section_links(&o).await,
             "sparql" => section_sparql(&o).await,
-            other => panic!("unknown section {other}: calls, idle, links or sparql"),
+            "floor" => section_floor(&o).await,
+            other => panic!("unknown section {other}: calls, idle, links, sparql or floor"),
         }
     }
     println!("\nload average at the end: {}", load());
