@@ -17,6 +17,8 @@ use std::task::{Context, Poll};
 use rmcp::model::{RequestId, ServerJsonRpcMessage};
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, Service, ServiceExt};
+use std::io::{Read, Write};
+
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -25,8 +27,15 @@ use super::McpServer;
 use super::framing::{self, MAX_STDIO_MESSAGE, Refusal, ToolCall};
 
 /// Serves on the process's stdin and stdout until stdin ends.
+///
+/// Each has a thread of its own rather than tokio's `stdin()`/`stdout()`, which hand every read,
+/// write and flush to the blocking pool: a thread switch there and back each time, a few of them
+/// per call. Here a line read costs one wake-up of the reader task and an answer one of the
+/// writer thread.
 pub async fn serve_stdio(server: McpServer) -> std::io::Result<()> {
-    serve_streams(server, tokio::io::stdin(), tokio::io::stdout(), MAX_STDIO_MESSAGE).await
+    let (lines, outbox) = mpsc::channel::<Vec<u8>>(256);
+    let writer = tokio::task::spawn_blocking(move || write_stdout(outbox));
+    serve(server, StdinChunks::spawn()?, lines, writer, MAX_STDIO_MESSAGE).await
 }
 
 /// Serves on any pair of streams (tests use pipes).
@@ -35,9 +44,7 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let (to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
     let (lines, mut outbox) = mpsc::channel::<Vec<u8>>(256);
-
     let writer = tokio::spawn(async move {
         let mut output = output;
         while let Some(mut line) = outbox.recv().await {
@@ -47,6 +54,22 @@ where
             }
         }
     });
+    serve(server, input, lines, writer, max_message).await
+}
+
+/// The session over `input`, every line out through `lines` to the `writer` that owns the
+/// output (it ends when every sender of `lines` is gone).
+async fn serve<R>(
+    server: McpServer,
+    input: R,
+    lines: mpsc::Sender<Vec<u8>>,
+    writer: tokio::task::JoinHandle<()>,
+    max_message: usize,
+) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+{
+    let (to_rmcp, rmcp_in) = tokio::io::duplex(1 << 16);
 
     // The session's peer once rmcp has opened it: until then every line goes to rmcp, which
     // runs the lifecycle (initialize, or the first request of the 2026-07-28 one).
@@ -305,4 +328,78 @@ fn trim(bytes: &[u8]) -> &[u8] {
 
 fn json_line(refusal: &Refusal) -> Vec<u8> {
     serde_json::to_vec(&refusal.to_json()).unwrap_or_default()
+}
+
+/// Writes each line of `outbox` to stdout with its newline, until the outbox closes or stdout
+/// does. A line is one `write` (std's stdout writes through at a newline).
+fn write_stdout(mut outbox: mpsc::Receiver<Vec<u8>>) {
+    let mut stdout = std::io::stdout().lock();
+    while let Some(mut line) = outbox.blocking_recv() {
+        line.push(b'\n');
+        if stdout.write_all(&line).and_then(|()| stdout.flush()).is_err() {
+            break;
+        }
+    }
+}
+
+/// stdin as an [`AsyncRead`] fed by a thread that reads it (a plain thread, not the blocking
+/// pool: it may stay blocked in `read` after the session ends, which must not hold up the
+/// runtime's shutdown).
+struct StdinChunks {
+    chunks: mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    current: Vec<u8>,
+    read: usize,
+}
+
+impl StdinChunks {
+    fn spawn() -> std::io::Result<StdinChunks> {
+        let (sender, chunks) = mpsc::channel(16);
+        std::thread::Builder::new().name("stdin".into()).spawn(move || {
+            let mut stdin = std::io::stdin().lock();
+            let mut buffer = vec![0u8; 1 << 16];
+            loop {
+                let chunk = match stdin.read(&mut buffer) {
+                    Ok(0) => break,
+                    Ok(n) => Ok(buffer[..n].to_vec()),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => Err(e),
+                };
+                let failed = chunk.is_err();
+                if sender.blocking_send(chunk).is_err() || failed {
+                    break;
+                }
+            }
+        })?;
+        Ok(StdinChunks {
+            chunks,
+            current: Vec::new(),
+            read: 0,
+        })
+    }
+}
+
+impl AsyncRead for StdinChunks {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        while self.read == self.current.len() {
+            match self.chunks.poll_recv(cx) {
+                Poll::Pending => return Poll::Pending,
+                // End of input.
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(Some(Ok(chunk))) => {
+                    self.current = chunk;
+                    self.read = 0;
+                }
+            }
+        }
+        let n = buf.remaining().min(self.current.len() - self.read);
+        let from = self.read;
+        buf.put_slice(&self.current[from..from + n]);
+        self.read += n;
+        Poll::Ready(Ok(()))
+    }
 }
