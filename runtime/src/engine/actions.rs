@@ -12,10 +12,12 @@ pub(crate) struct Runner<'t, 'a> {
     pub this: &'t str,
     pub links_added: u64,
     pub links_removed: u64,
-    /// When `this` had no links as the transaction began (a new instance): the `(predicate,
-    /// target)` of every link out of it written since. A removal out of `this` that matches
-    /// none of them has nothing to remove and is not sent to the store.
-    fresh: Option<Vec<(String, String)>>,
+    /// When `this` had no links as the transaction began (a new instance): the links out of it
+    /// the actions have written so far, held here until [`Runner::flush`]. A removal out of
+    /// `this` then takes from them alone, so a constructor's default that a setter replaces
+    /// (`setSingleTarget` twice) never reaches the store: one insert where there were two and a
+    /// delete.
+    pending: Option<Vec<NewLink>>,
 }
 
 impl<'t, 'a> Runner<'t, 'a> {
@@ -26,14 +28,24 @@ impl<'t, 'a> Runner<'t, 'a> {
             this,
             links_added: 0,
             links_removed: 0,
-            fresh: None,
+            pending: None,
         }
     }
 
-    /// The same, for a `this` the caller saw without links in this transaction.
+    /// The same, for a `this` the caller saw without links in this transaction: its links are
+    /// written by [`Runner::flush`], which the caller must call before the transaction reads
+    /// them or commits.
     pub fn on_fresh_node(mut self) -> Self {
-        self.fresh = Some(Vec::new());
+        self.pending = Some(Vec::new());
         self
+    }
+
+    /// Writes the links out of a fresh `this` that the actions left, in the order written.
+    pub fn flush(&mut self) -> Result<(), StoreError> {
+        for link in self.pending.as_mut().map(std::mem::take).unwrap_or_default() {
+            self.tx.add_link(self.perspective, link)?;
+        }
+        Ok(())
     }
 
     /// Runs `action`. `target_of` resolves a target that is neither `this` nor a constant
@@ -66,29 +78,29 @@ impl<'t, 'a> Runner<'t, 'a> {
     }
 
     pub fn add(&mut self, source: &str, predicate: &str, target: &str, local: bool) -> Result<(), StoreError> {
-        self.tx.add_link(
-            self.perspective,
-            NewLink {
-                source: source.to_string(),
-                predicate: predicate.to_string(),
-                target: target.to_string(),
-                local,
-            },
-        )?;
-        self.links_added += 1;
-        if let Some(written) = self.fresh.as_mut().filter(|_| source == self.this) {
-            written.push((predicate.to_string(), target.to_string()));
+        let link = NewLink {
+            source: source.to_string(),
+            predicate: predicate.to_string(),
+            target: target.to_string(),
+            local,
+        };
+        match self.pending.as_mut().filter(|_| source == self.this) {
+            Some(pending) => pending.push(link),
+            None => {
+                self.tx.add_link(self.perspective, link)?;
+            }
         }
+        self.links_added += 1;
         Ok(())
     }
 
     pub fn remove(&mut self, source: &str, predicate: &str, target: Option<&str>) -> Result<u64, StoreError> {
-        let matches = |(p, t): &(String, String)| p == predicate && target.is_none_or(|target| target == t);
-        if let Some(written) = self.fresh.as_mut().filter(|_| source == self.this) {
-            if !written.iter().any(matches) {
-                return Ok(0);
-            }
-            written.retain(|link| !matches(link));
+        if let Some(pending) = self.pending.as_mut().filter(|_| source == self.this) {
+            let before = pending.len();
+            pending.retain(|link| !(link.predicate == predicate && target.is_none_or(|t| t == link.target)));
+            let n = (before - pending.len()) as u64;
+            self.links_removed += n;
+            return Ok(n);
         }
         let pattern = LinkPattern {
             source: Some(source),

@@ -151,6 +151,7 @@ impl Engine {
                 properties_set.push(Value::from(p.name.clone()));
             }
         }
+        run.flush()?;
         if let Some(parent) = parent {
             run.add(parent, HAS_CHILD, &base, false)?;
         }
