@@ -4,6 +4,8 @@
 //! `ROLLBACK` of its `Drop`). A [`SqliteReadTx`] runs in a deferred `BEGIN` on a pooled read
 //! connection (file databases) or on the writer (in memory).
 
+use std::collections::{HashMap, HashSet};
+
 use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
@@ -80,6 +82,12 @@ pub(super) struct SqliteWriteTx<'a> {
     /// The change log: its labeller, and the sources this transaction touched.
     feed: &'a Feed,
     touched: Touched,
+    /// Perspective row ids looked up by this transaction (`add_link` needs one per link).
+    perspective_ids: HashMap<String, i64>,
+    /// Sources whose `sources` row this transaction has set: its links share one timestamp and
+    /// take rising seqs, so after a source's first link here the row cannot change again
+    /// (until a removal refreshes it).
+    sources_set: HashSet<(i64, String)>,
     committed: bool,
 }
 
@@ -100,6 +108,8 @@ impl<'a> SqliteWriteTx<'a> {
             next_seq: None,
             feed,
             touched: Touched::default(),
+            perspective_ids: HashMap::new(),
+            sources_set: HashSet::new(),
             committed: false,
         })
     }
@@ -131,6 +141,15 @@ impl<'a> SqliteWriteTx<'a> {
         let (author, at) = (self.signer.author().to_string(), self.signer.timestamp());
         changes::record(&self.conn, &pending, &author, at, self.tx_id)?;
         Ok(touched.perspectives())
+    }
+
+    fn perspective_id(&mut self, uuid: &str) -> Result<i64, StoreError> {
+        if let Some(id) = self.perspective_ids.get(uuid) {
+            return Ok(*id);
+        }
+        let id = queries::perspective_id(&self.conn, uuid)?;
+        self.perspective_ids.insert(uuid.to_string(), id);
+        Ok(id)
     }
 
     fn take_seq(&mut self) -> Result<i64, StoreError> {
@@ -259,7 +278,7 @@ impl WriteTx for SqliteWriteTx<'_> {
     }
 
     fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError> {
-        let id = queries::perspective_id(&self.conn, perspective)?;
+        let id = self.perspective_id(perspective)?;
         let tx = self.transaction_id()?;
         let seq = self.take_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
@@ -282,11 +301,13 @@ impl WriteTx for SqliteWriteTx<'_> {
                 value_key::key(&link.target),
             ))?;
         // Keeps the earliest (timestamp, seq), should a clock ever step back.
-        self.conn.prepare_cached(
-            "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
-             ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
-             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)")?.execute((id, &link.source, link.timestamp, seq),
-        )?;
+        if self.sources_set.insert((id, link.source.clone())) {
+            self.conn.prepare_cached(
+                "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
+                 WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)")?.execute((id, &link.source, link.timestamp, seq),
+            )?;
+        }
         self.signer.signed(&hash);
         self.touched.add(perspective, &link.source);
         Ok(link)
@@ -304,9 +325,11 @@ impl WriteTx for SqliteWriteTx<'_> {
         };
         let removed = self
             .conn
-            .execute(&format!("DELETE FROM links WHERE {clause}"), &*params)?;
+            .prepare_cached(&format!("DELETE FROM links WHERE {clause}"))?
+            .execute(&*params)?;
         for source in &sources {
             self.refresh_source(id, source)?;
+            self.sources_set.remove(&(id, source.clone()));
         }
         self.touched.add_all(perspective, sources.iter().map(String::as_str));
         Ok(removed as u64)
@@ -348,6 +371,7 @@ impl WriteTx for SqliteWriteTx<'_> {
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
         let sources = sources_matching(&*self, perspective, patterns)?;
         let erased = erase::erase_links(&self.conn, self.key, perspective, patterns)?;
+        self.sources_set.clear();
         self.touched.add_all(perspective, sources.iter().map(String::as_str));
         Ok(erased)
     }
@@ -355,6 +379,8 @@ impl WriteTx for SqliteWriteTx<'_> {
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
         changes::erase_perspective(&self.conn, perspective)?;
         let erased = erase::erase_perspective(&self.conn, self.key, perspective)?;
+        self.sources_set.clear();
+        self.perspective_ids.clear();
         self.touched.erase(perspective);
         Ok(erased)
     }
