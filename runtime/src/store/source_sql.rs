@@ -296,15 +296,19 @@ mod tests {
         assert_eq!(
             sql,
             "SELECT s.source FROM (SELECT DISTINCT node FROM (\
-             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             SELECT source AS node FROM links INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
              AND value_key IN (?3) UNION ALL \
-             SELECT source AS node FROM links INDEXED BY links_predicate_key WHERE perspective = ?1 AND predicate = ?2 \
+             SELECT source AS node FROM links INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
              AND value_key BETWEEN ?4 AND ?5\
              ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \
-             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND target = ?9) OR \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND target = ?11)) AND \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND target = ?13) \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND value_key = shacl_value_key(s.source) \
+             AND target = s.source) AND \
+             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND value_key = shacl_value_key(?9) \
+             AND target = ?9) OR \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND value_key = shacl_value_key(?11) \
+             AND target = ?11)) AND \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND value_key = shacl_value_key(?13) \
+             AND target = ?13) \
              ORDER BY s.first_ts DESC, s.first_seq DESC"
         );
     }

@@ -16,11 +16,21 @@ pub(crate) struct Dialect {
     param: char,
     /// How the matches of `source_sql::sources_sql` join `sources`.
     pub(crate) join_matches: &'static str,
-    /// Whether the indexes hold `hashtextextended(target, 0)` rather than `target` (see
-    /// [`POSTGRES`]), so that a lookup by target names that expression.
-    hashed_target: bool,
+    /// How the indexes find a target, which a lookup by target names.
+    target_lookup: TargetLookup,
     /// After `FROM links` in a lookup by value key.
     pub(crate) key_index: &'static str,
+}
+
+/// How the indexes of `links` find a link by its target.
+#[derive(Clone, Copy, Debug)]
+enum TargetLookup {
+    /// Through its value key, a function of the target (the SQL function named): SQLite's
+    /// `links_predicate_value` is by (predicate, value key, target), so a lookup by target must
+    /// name the key to reach the target's place in it.
+    Keyed(&'static str),
+    /// Through `hashtextextended(target, 0)`: PostgreSQL's indexes hold the hash.
+    Hashed,
 }
 
 /// SQLite: `CROSS JOIN` keeps the matches as the outer loop (a primary-key probe per match, then a
@@ -30,8 +40,8 @@ pub(crate) struct Dialect {
 pub(crate) const SQLITE: Dialect = Dialect {
     param: '?',
     join_matches: "CROSS JOIN",
-    hashed_target: false,
-    key_index: " INDEXED BY links_predicate_key",
+    target_lookup: TargetLookup::Keyed(crate::store::sqlite::VALUE_KEY_FN),
+    key_index: " INDEXED BY links_predicate_value",
 };
 
 /// PostgreSQL: no `CROSS JOIN ... ON` (its planner picks the join order itself). A btree entry
@@ -40,7 +50,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
 pub(crate) const POSTGRES: Dialect = Dialect {
     param: '$',
     join_matches: "JOIN",
-    hashed_target: true,
+    target_lookup: TargetLookup::Hashed,
     key_index: "",
 };
 
@@ -49,17 +59,26 @@ impl Dialect {
         format!("{}{n}", self.param)
     }
 
-    /// `column = ?n`, for a column of `links`.
-    pub(crate) fn equals(self, column: &str, n: usize) -> String {
-        self.equals_expr(column, &self.param(n))
-    }
-
-    /// `column = expr`, for a column of `links`, through the target's hash where it is indexed so.
+    /// `column = expr`, for a column of `links`, in a lookup that fixes the predicate too.
     pub(crate) fn equals_expr(self, column: &str, expr: &str) -> String {
-        if column == "target" && self.hashed_target {
-            format!("hashtextextended(target, 0) = hashtextextended({expr}, 0) AND target = {expr}")
+        if column == "target" {
+            self.target_equals(expr, true)
         } else {
             format!("{column} = {expr}")
+        }
+    }
+
+    /// `target = expr`, through the target's hash where it is indexed so, and through its key
+    /// where the predicate is fixed too (`links_predicate_value`). Without a predicate SQLite must
+    /// not see the key: it would walk that covering index over the whole perspective rather than
+    /// seek `links_target`.
+    fn target_equals(self, expr: &str, predicate_given: bool) -> String {
+        match self.target_lookup {
+            TargetLookup::Keyed(key) if predicate_given => format!("value_key = {key}({expr}) AND target = {expr}"),
+            TargetLookup::Keyed(_) => format!("target = {expr}"),
+            TargetLookup::Hashed => {
+                format!("hashtextextended(target, 0) = hashtextextended({expr}, 0) AND target = {expr}")
+            }
         }
     }
 }
@@ -85,8 +104,12 @@ pub(crate) fn pattern_conditions<'p>(
         ("target", pattern.target),
     ] {
         if let Some(value) = value {
+            let param = dialect.param(first + values.len());
             conditions.push_str(" AND ");
-            conditions.push_str(&dialect.equals(column, first + values.len()));
+            conditions.push_str(&match column {
+                "target" => dialect.target_equals(&param, pattern.predicate.is_some()),
+                _ => format!("{column} = {param}"),
+            });
             values.push(value);
         }
     }
@@ -142,7 +165,7 @@ mod tests {
         assert_eq!(
             pattern_clause(&pattern, SQLITE),
             (
-                "perspective = ?1 AND predicate = ?2 AND target = ?3".to_string(),
+                "perspective = ?1 AND predicate = ?2 AND value_key = shacl_value_key(?3) AND target = ?3".to_string(),
                 vec!["p", "t"]
             )
         );

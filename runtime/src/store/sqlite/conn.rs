@@ -128,6 +128,7 @@ impl ReadPool {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(64);
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        super::schema::register_functions(&conn)?;
         conn.pragma_update(None, "query_only", "ON")?;
         conn.pragma_update(None, "secure_delete", "ON")?;
         conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;

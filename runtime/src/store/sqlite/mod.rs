@@ -33,6 +33,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use crate::store::keys::{did_key, public_key_from_did};
 pub use crate::store::sql::HAS_CHILD;
 pub use schema::SCHEMA_VERSION;
+pub(crate) use schema::VALUE_KEY_FN;
 
 use checkpoint::Checkpointer;
 use conn::{BUSY_TIMEOUT, ReadPool, Writer};
@@ -74,6 +75,7 @@ impl SqliteStore {
         conn.busy_timeout(BUSY_TIMEOUT)?;
         conn.set_prepared_statement_cache_capacity(64);
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        schema::register_functions(&conn)?;
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -95,6 +97,7 @@ impl SqliteStore {
     pub fn open_in_memory(clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let mut conn = Connection::open_in_memory()?;
         conn.set_prepared_statement_cache_capacity(64);
+        schema::register_functions(&conn)?;
         conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         conn.pragma_update(None, "secure_delete", "ON")?;

@@ -51,20 +51,21 @@ impl Fixture for SqliteFixture {
     }
 
     fn downgrade_before_changes_sql(&self) -> String {
-        "DROP TABLE changes; UPDATE meta SET value = 3 WHERE key = 'schema_version';".into()
+        format!("{UNDO_V6} DROP TABLE changes; UPDATE meta SET value = 3 WHERE key = 'schema_version';")
     }
 
     fn downgrade_before_lang_keys_sql(&self, target: &str, old_key: &str) -> String {
         format!(
-            "UPDATE links SET value_key = '{old_key}' WHERE target = '{target}'; \
+            "{UNDO_V6} UPDATE links SET value_key = '{old_key}' WHERE target = '{target}'; \
              UPDATE meta SET value = 4 WHERE key = 'schema_version';"
         )
     }
 
     fn downgrade_before_value_keys_sql(&self) -> String {
-        "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
-         UPDATE meta SET value = 2 WHERE key = 'schema_version';"
-            .into()
+        format!(
+            "{UNDO_V6} DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+             UPDATE meta SET value = 2 WHERE key = 'schema_version';"
+        )
     }
 }
 
@@ -73,6 +74,11 @@ impl TestStore for SqliteStore {
         lock_writer(self).execute_batch(sql).unwrap();
     }
 }
+
+/// Takes a store of schema version 6 back to version 5's indexes (and nothing more).
+const UNDO_V6: &str = "DROP INDEX links_predicate_value; \
+    CREATE INDEX links_predicate_target ON links(perspective, predicate, target, source); \
+    CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);";
 
 fn store() -> SqliteStore {
     SqliteStore::open_in_memory(clock()).unwrap()

@@ -49,6 +49,23 @@ fn queries_use_indexes() {
     statements.push(
         "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1".into(),
     );
+    // query_links by pattern (its columns, which no index covers).
+    for (source, predicate, target) in [
+        (None, Some("p"), Some("t")),
+        (None, None, Some("t")),
+        (Some("a"), Some("p"), Some("t")),
+    ] {
+        let pattern = LinkPattern {
+            source,
+            predicate,
+            target,
+        };
+        let (clause, _) = sql::pattern_clause(&pattern, SQLITE);
+        statements.push(format!(
+            "SELECT source, predicate, target, author, timestamp, id, local FROM links WHERE {clause}"
+        ));
+        statements.push(format!("DELETE FROM links WHERE {clause}"));
+    }
     for sql in statements {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
         let count = stmt.parameter_count();
@@ -66,4 +83,130 @@ fn queries_use_indexes() {
             "{sql}\n{plan:#?}"
         );
     }
+}
+
+/// Reads the one step of the plan of `sql` that touches `links`.
+fn links_step(conn: &rusqlite::Connection, sql: &str) -> String {
+    let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let params: Vec<String> = (0..stmt.parameter_count()).map(|i| i.to_string()).collect();
+    let steps: Vec<String> = stmt
+        .query_map(rusqlite::params_from_iter(&params), |row| row.get(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .filter(|step: &String| step.contains(" links "))
+        .collect();
+    assert_eq!(steps.len(), 1, "{sql}\n{steps:#?}");
+    steps.into_iter().next().unwrap()
+}
+
+#[test]
+fn a_lookup_by_predicate_and_target_seeks_its_key_in_the_one_predicate_index() {
+    let store = store();
+    let conn = lock_writer(&store);
+    let pattern = LinkPattern {
+        source: None,
+        predicate: Some("p"),
+        target: Some("t"),
+    };
+    let (clause, _) = sql::pattern_clause(&pattern, SQLITE);
+    let step = links_step(&conn, &format!("SELECT source FROM links WHERE {clause}"));
+    assert_eq!(
+        step,
+        "SEARCH links USING COVERING INDEX links_predicate_value (perspective=? AND predicate=? AND value_key=? AND target=?)"
+    );
+    let indexes: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links' ORDER BY name")
+        .unwrap()
+        .query_map([], |row| row.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        indexes,
+        [
+            "links_predicate_value",
+            "links_source_predicate",
+            "links_source_time",
+            "links_target"
+        ]
+    );
+}
+
+/// A version-5 database (two indexes by predicate) migrates to the one index and answers the same:
+/// lookups by exact target and by value key, whatever the spelling.
+#[test]
+fn a_version_5_database_migrates_to_one_index_by_predicate_and_value() {
+    let dir = TempDir::new();
+    let path = dir.0.join("store.db");
+    let links = [
+        ("a", "ad4m://type", "todo://Task"),
+        ("b", "ad4m://type", "todo://Task"),
+        ("c", "ad4m://type", "todo://Note"),
+        ("a", "todo://size", "literal:number:3"),
+        ("b", "todo://size", "literal://number:3.0"),
+        ("c", "todo://size", "literal:string:3"),
+    ];
+    let typed = |target: &str| SourceQuery {
+        all_of: vec![("ad4m://type".into(), target.into())],
+        ..Default::default()
+    };
+    let three = SourceQuery {
+        keyed: vec![KeyCondition {
+            predicate: "todo://size".into(),
+            keys: vec![crate::value_key::number_key(3.0)],
+            ranges: vec![],
+        }],
+        ..Default::default()
+    };
+    let answers = |store: &SqliteStore| {
+        let read = store.read().unwrap();
+        let tasks = read.sources(P, &typed("todo://Task"), Order::OldestFirst).unwrap();
+        let threes = read.sources(P, &three, Order::OldestFirst).unwrap();
+        let exact = LinkPattern {
+            source: None,
+            predicate: Some("todo://size"),
+            target: Some("literal://number:3.0"),
+        };
+        let spelled = triples(&read.links(P, exact, None, 0).unwrap()).len();
+        (tasks, threes, spelled)
+    };
+    {
+        let store = SqliteStore::open(&path, clock()).unwrap();
+        seed(&store, &links);
+        assert_eq!(
+            answers(&store),
+            (
+                vec!["a".to_string(), "b".to_string()],
+                vec!["a".to_string(), "b".to_string()],
+                1
+            )
+        );
+        store.execute_sql(&format!(
+            "{UNDO_V6} UPDATE meta SET value = 5 WHERE key = 'schema_version';"
+        ));
+    }
+    let store = SqliteStore::open(&path, clock()).unwrap();
+    assert_eq!(
+        answers(&store),
+        (
+            vec!["a".to_string(), "b".to_string()],
+            vec!["a".to_string(), "b".to_string()],
+            1
+        )
+    );
+    let conn = lock_writer(&store);
+    let version: i64 = conn
+        .query_row("SELECT value FROM meta WHERE key = 'schema_version'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, SCHEMA_VERSION);
+    let old: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM sqlite_master WHERE name IN ('links_predicate_target', 'links_predicate_key')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(old, 0);
+    drop(conn);
+    assert!(store.verify().unwrap().failures.is_empty());
 }

@@ -11,10 +11,10 @@ fn a_version_1_database_migrates_to_2() {
     let did = SqliteStore::open(&path, clock()).unwrap().did().to_string();
     {
         let conn = Connection::open(&path).unwrap();
-        conn.execute_batch(
-            "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+        conn.execute_batch(&format!(
+            "{UNDO_V6} DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
              DROP TABLE users; DROP TABLE email_codes; UPDATE meta SET value = 1 WHERE key = 'schema_version';",
-        )
+        ))
         .unwrap();
     }
     let store = SqliteStore::open(&path, clock()).unwrap();
