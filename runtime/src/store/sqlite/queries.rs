@@ -43,6 +43,27 @@ pub(super) fn pattern_clause<'p>(pattern: &LinkPattern<'p>) -> (String, Vec<&'p 
     sql::pattern_clause(pattern, SQLITE)
 }
 
+/// The sources of the links `pattern` matches, once each, and the parameters after the
+/// perspective's. By a target alone (instance_delete's links into the instance) SQLite would
+/// answer the `DISTINCT` by walking `links_source_predicate` over the whole perspective, which
+/// covers `source`, rather than seek `links_target`, which does not: 26 ms at 300,000 links
+/// against 0.1 ms. The index is named there.
+pub(super) fn sources_of_links_sql<'p>(pattern: &LinkPattern<'p>) -> (String, Vec<&'p str>) {
+    let (clause, values) = pattern_clause(pattern);
+    let index = match pattern {
+        LinkPattern {
+            source: None,
+            predicate: None,
+            target: Some(_),
+        } => " INDEXED BY links_target",
+        _ => "",
+    };
+    (
+        format!("SELECT DISTINCT source FROM links{index} WHERE {clause}"),
+        values,
+    )
+}
+
 /// The perspective's row id, then `values`: the parameters of a built statement.
 pub(super) fn with_perspective<'a>(perspective: &'a i64, values: &'a [&'a str]) -> Vec<&'a dyn ToSql> {
     let mut params: Vec<&dyn ToSql> = Vec::with_capacity(values.len() + 1);

@@ -315,14 +315,13 @@ impl WriteTx for SqliteWriteTx<'_> {
 
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
         let id = queries::perspective_id(&self.conn, perspective)?;
-        let (clause, values) = pattern_clause(&pattern);
+        let (select, values) = queries::sources_of_links_sql(&pattern);
         let params = with_perspective(&id, &values);
         let sources: Vec<String> = {
-            let mut stmt = self
-                .conn
-                .prepare_cached(&format!("SELECT DISTINCT source FROM links WHERE {clause}"))?;
+            let mut stmt = self.conn.prepare_cached(&select)?;
             stmt.query_map(&*params, |row| row.get(0))?.collect::<Result<_, _>>()?
         };
+        let (clause, _) = pattern_clause(&pattern);
         let removed = self
             .conn
             .prepare_cached(&format!("DELETE FROM links WHERE {clause}"))?

@@ -65,6 +65,7 @@ fn queries_use_indexes() {
             "SELECT source, predicate, target, author, timestamp, id, local FROM links WHERE {clause}"
         ));
         statements.push(format!("DELETE FROM links WHERE {clause}"));
+        statements.push(crate::store::sqlite::queries::sources_of_links_sql(&pattern).0);
     }
     for sql in statements {
         let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
