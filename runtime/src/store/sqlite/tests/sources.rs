@@ -68,14 +68,7 @@ fn queries_use_indexes() {
         statements.push(crate::store::sqlite::queries::sources_of_links_sql(&pattern).0);
     }
     for sql in statements {
-        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
-        let count = stmt.parameter_count();
-        let params: Vec<String> = (0..count).map(|i| i.to_string()).collect();
-        let plan: Vec<String> = stmt
-            .query_map(rusqlite::params_from_iter(&params), |row| row.get(3))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
+        let plan = plan(&conn, &sql);
         // A search of links by the perspective alone walks all of it, as a scan would.
         assert!(
             !plan.iter().any(|step| step.starts_with("SCAN links")
@@ -86,15 +79,21 @@ fn queries_use_indexes() {
     }
 }
 
-/// Reads the one step of the plan of `sql` that touches `links`.
-fn links_step(conn: &rusqlite::Connection, sql: &str) -> String {
+/// The steps of the plan of `sql`, each parameter bound to a number.
+fn plan(conn: &rusqlite::Connection, sql: &str) -> Vec<String> {
     let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
     let params: Vec<String> = (0..stmt.parameter_count()).map(|i| i.to_string()).collect();
-    let steps: Vec<String> = stmt
-        .query_map(rusqlite::params_from_iter(&params), |row| row.get(3))
+    stmt.query_map(rusqlite::params_from_iter(&params), |row| row.get(3))
         .unwrap()
         .map(Result::unwrap)
-        .filter(|step: &String| step.contains(" links "))
+        .collect()
+}
+
+/// The one step of the plan of `sql` that touches `links`.
+fn links_step(conn: &rusqlite::Connection, sql: &str) -> String {
+    let steps: Vec<String> = plan(conn, sql)
+        .into_iter()
+        .filter(|step| step.contains(" links "))
         .collect();
     assert_eq!(steps.len(), 1, "{sql}\n{steps:#?}");
     steps.into_iter().next().unwrap()
