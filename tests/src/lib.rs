@@ -151,13 +151,28 @@ impl HttpServer {
             .stderr(stderr)
             .spawn()
             .expect("spawn");
-        let server = HttpServer { child, port, log };
+        let mut server = HttpServer { child, port, log };
         let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        while !server.listening() {
             assert!(Instant::now() < deadline, "the HTTP server did not start");
             std::thread::sleep(Duration::from_millis(20));
         }
         server
+    }
+
+    /// Whether the server is up: a connection to its port that is not the socket connected to
+    /// itself (Linux picks the target port as the source port now and then when nothing listens
+    /// on it yet, and the connect then succeeds). Panics when the server has exited.
+    fn listening(&mut self) -> bool {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            let log = self
+                .log
+                .as_ref()
+                .map(|path| std::fs::read_to_string(path).unwrap_or_default());
+            panic!("the HTTP server exited before listening ({status}): {log:?}");
+        }
+        TcpStream::connect(("127.0.0.1", self.port))
+            .is_ok_and(|stream| stream.local_addr().ok() != stream.peer_addr().ok())
     }
 
     pub fn url(&self) -> String {
@@ -205,12 +220,23 @@ impl Drop for HttpServer {
     }
 }
 
+/// A port nothing listens on, and that no other server of this test process was given: the
+/// tests of one binary run in parallel, and the system may give two of them the same free port
+/// before either server has bound it (one test's clients then reached the other's server).
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .expect("addr")
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .expect("bind")
+            .local_addr()
+            .expect("addr")
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
 }
 
 /// A POST with default MCP headers unless overridden; reads the whole response.
