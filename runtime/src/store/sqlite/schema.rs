@@ -116,8 +116,8 @@ const LANG_KEY_VERSION: usize = 5;
 /// Version 6: one index by (predicate, value) where there were two. `links_predicate_target`
 /// served lookups by exact target and `links_predicate_key` those by value key; a target's key
 /// is a function of the target ([`VALUE_KEY_FN`]), so an index by (predicate, key, target)
-/// serves both, and every link written updates one B-tree fewer (in another part of the file:
-/// each is a page to write per link).
+/// serves both, and every link written updates one B-tree fewer: one page fewer to write, as a
+/// link's place in an index by predicate and target is rarely on a page the commit writes anyway.
 const V6: &str = "
 CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source);
 DROP INDEX links_predicate_target;
@@ -129,8 +129,9 @@ DROP INDEX links_predicate_key;
 /// `links_predicate_value` (`store::sql::SQLITE`).
 pub(crate) const VALUE_KEY_FN: &str = "shacl_value_key";
 
-/// Registers [`VALUE_KEY_FN`] on `conn`. It is deterministic, so SQLite computes it once per
-/// statement for a bound parameter; a value that is not text has no key (NULL, matching nothing).
+/// Registers [`VALUE_KEY_FN`] on `conn`. It is declared deterministic, so SQLite may factor a
+/// call on a bound parameter out of a statement's loops; a value that is not text has no key
+/// (NULL, matching nothing).
 pub(super) fn register_functions(conn: &Connection) -> Result<(), StoreError> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC | FunctionFlags::SQLITE_INNOCUOUS;
     conn.create_scalar_function(VALUE_KEY_FN, 1, flags, |ctx| {
