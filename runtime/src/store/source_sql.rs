@@ -160,7 +160,7 @@ impl<'q> Set<'q> {
                 let target = bind(d, params, target);
                 format!(
                     "SELECT DISTINCT source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
-                    d.equals_expr("target", &target)
+                    d.target_equals(&target, true)
                 )
             }
             Set::AnyLink(group) => {
@@ -216,7 +216,7 @@ impl<'q> Set<'q> {
                 let target = bind(d, params, target);
                 format!(
                     "EXISTS ({links_of_s} AND predicate = {predicate} AND {})",
-                    d.equals_expr("target", &target)
+                    d.target_equals(&target, false)
                 )
             }
             Set::AnyLink(group) => {
@@ -248,7 +248,7 @@ impl<'q> Set<'q> {
                 format!(
                     "EXISTS (SELECT 1 FROM links WHERE perspective = {p1} AND source = {parent} AND predicate = {has_child} \
                      AND {})",
-                    d.equals_expr("target", "s.source")
+                    d.target_equals("s.source", false)
                 )
             }
             Set::Among(among) => {
@@ -301,14 +301,10 @@ mod tests {
              SELECT source AS node FROM links INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
              AND value_key BETWEEN ?4 AND ?5\
              ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND value_key = shacl_value_key(s.source) \
-             AND target = s.source) AND \
-             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND value_key = shacl_value_key(?9) \
-             AND target = ?9) OR \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND value_key = shacl_value_key(?11) \
-             AND target = ?11)) AND \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND value_key = shacl_value_key(?13) \
-             AND target = ?13) \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \
+             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND target = ?9) OR \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND target = ?11)) AND \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND target = ?13) \
              ORDER BY s.first_ts DESC, s.first_seq DESC"
         );
     }

@@ -59,22 +59,14 @@ impl Dialect {
         format!("{}{n}", self.param)
     }
 
-    /// `column = expr`, for a column of `links`, in a lookup that fixes the predicate too.
-    pub(crate) fn equals_expr(self, column: &str, expr: &str) -> String {
-        if column == "target" {
-            self.target_equals(expr, true)
-        } else {
-            format!("{column} = {expr}")
-        }
-    }
-
-    /// `target = expr`, through the target's hash where it is indexed so, and through its key
-    /// where the predicate is fixed too (`links_predicate_value`). Without a predicate SQLite must
-    /// not see the key: it would walk that covering index over the whole perspective rather than
-    /// seek `links_target`.
-    fn target_equals(self, expr: &str, predicate_given: bool) -> String {
+    /// `target = expr`, through the target's hash where the indexes hold it, and through its key
+    /// where the lookup goes through `links_predicate_value` (`by_key`: the predicate fixed and
+    /// the source not). With a source, `links_source_predicate` seeks the target without the key;
+    /// without a predicate SQLite must not see the key, or it walks that covering index over the
+    /// whole perspective rather than seek `links_target`.
+    pub(crate) fn target_equals(self, expr: &str, by_key: bool) -> String {
         match self.target_lookup {
-            TargetLookup::Keyed(key) if predicate_given => format!("value_key = {key}({expr}) AND target = {expr}"),
+            TargetLookup::Keyed(key) if by_key => format!("value_key = {key}({expr}) AND target = {expr}"),
             TargetLookup::Keyed(_) => format!("target = {expr}"),
             TargetLookup::Hashed => {
                 format!("hashtextextended(target, 0) = hashtextextended({expr}, 0) AND target = {expr}")
@@ -107,7 +99,7 @@ pub(crate) fn pattern_conditions<'p>(
             let param = dialect.param(first + values.len());
             conditions.push_str(" AND ");
             conditions.push_str(&match column {
-                "target" => dialect.target_equals(&param, pattern.predicate.is_some()),
+                "target" => dialect.target_equals(&param, pattern.predicate.is_some() && pattern.source.is_none()),
                 _ => format!("{column} = {param}"),
             });
             values.push(value);
