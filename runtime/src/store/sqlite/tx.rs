@@ -4,7 +4,7 @@
 //! `ROLLBACK` of its `Drop`). A [`SqliteReadTx`] runs in a deferred `BEGIN` on a pooled read
 //! connection (file databases) or on the writer (in memory).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use rusqlite::Connection;
 
@@ -315,23 +315,21 @@ impl WriteTx for SqliteWriteTx<'_> {
 
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
         let id = queries::perspective_id(&self.conn, perspective)?;
-        let (select, values) = queries::sources_of_links_sql(&pattern);
+        let (clause, values) = pattern_clause(&pattern);
         let params = with_perspective(&id, &values);
-        let sources: Vec<String> = {
-            let mut stmt = self.conn.prepare_cached(&select)?;
+        // One row per removed link: its source.
+        let removed: Vec<String> = {
+            let mut stmt = self.conn.prepare_cached(&queries::remove_links_sql(&clause))?;
             stmt.query_map(&*params, |row| row.get(0))?.collect::<Result<_, _>>()?
         };
-        let (clause, _) = pattern_clause(&pattern);
-        let removed = self
-            .conn
-            .prepare_cached(&format!("DELETE FROM links WHERE {clause}"))?
-            .execute(&*params)?;
-        for source in &sources {
+        let sources: BTreeSet<&String> = removed.iter().collect();
+        for &source in &sources {
             self.refresh_source(id, source)?;
             self.sources_set.remove(&(id, source.clone()));
         }
-        self.touched.add_all(perspective, sources.iter().map(String::as_str));
-        Ok(removed as u64)
+        self.touched
+            .add_all(perspective, sources.iter().map(|source| source.as_str()));
+        Ok(removed.len() as u64)
     }
 
     fn put_model(&mut self, perspective: &str, model: &StoredModel) -> Result<bool, StoreError> {

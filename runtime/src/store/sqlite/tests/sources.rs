@@ -64,8 +64,7 @@ fn queries_use_indexes() {
         statements.push(format!(
             "SELECT source, predicate, target, author, timestamp, id, local FROM links WHERE {clause}"
         ));
-        statements.push(format!("DELETE FROM links WHERE {clause}"));
-        statements.push(crate::store::sqlite::queries::sources_of_links_sql(&pattern).0);
+        statements.push(crate::store::sqlite::queries::remove_links_sql(&clause));
     }
     for sql in statements {
         let plan = plan(&conn, &sql);
