@@ -126,11 +126,8 @@ impl ReadPool {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(&self.path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.set_prepared_statement_cache_capacity(64);
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        super::schema::register_functions(&conn)?;
+        configure(&conn)?;
         conn.pragma_update(None, "query_only", "ON")?;
-        conn.pragma_update(None, "secure_delete", "ON")?;
         conn.pragma_update(None, "cache_size", -READ_CACHE_KIB)?;
         Ok(conn)
     }
@@ -144,6 +141,17 @@ impl ReadPool {
             drop(conn);
         }
     }
+}
+
+/// What every connection of a store has, the writer's and the readers': cached statements,
+/// stable query plans, the SQL functions the store's statements call, and deleted content
+/// overwritten with zeros (so that forget leaves nothing in free space).
+pub(super) fn configure(conn: &Connection) -> Result<(), StoreError> {
+    conn.set_prepared_statement_cache_capacity(64);
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    super::schema::register_functions(conn)?;
+    conn.pragma_update(None, "secure_delete", "ON")?;
+    Ok(())
 }
 
 /// Starts a transaction, first ending one a failed rollback may have left open.

@@ -36,7 +36,7 @@ pub use schema::SCHEMA_VERSION;
 pub(crate) use schema::VALUE_KEY_FN;
 
 use checkpoint::Checkpointer;
-use conn::{BUSY_TIMEOUT, ReadPool, Writer};
+use conn::{BUSY_TIMEOUT, ReadPool, Writer, configure};
 use tx::{SqliteReadTx, SqliteWriteTx};
 
 use crate::clock::Clock;
@@ -73,14 +73,10 @@ impl SqliteStore {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let mut conn = Connection::open_with_flags(path, flags)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.set_prepared_statement_cache_capacity(64);
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
-        schema::register_functions(&conn)?;
+        configure(&conn)?;
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        // Deleted content is overwritten with zeros, so that forget leaves nothing in free space.
-        conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let checkpointer = Checkpointer::start(&path)?;
@@ -96,11 +92,8 @@ impl SqliteStore {
     /// A store that lives as long as this value; every read and write goes through one connection.
     pub fn open_in_memory(clock: Arc<dyn Clock>) -> Result<SqliteStore, StoreError> {
         let mut conn = Connection::open_in_memory()?;
-        conn.set_prepared_statement_cache_capacity(64);
-        schema::register_functions(&conn)?;
-        conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+        configure(&conn)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "secure_delete", "ON")?;
         let key = schema::migrate(&mut conn)?;
         Ok(SqliteStore {
             writer: Writer::new(conn),
