@@ -9,6 +9,8 @@
 //! decides. Only conditions that must all hold are pushed down (the top level and `AND`);
 //! `contains`, `not`, `OR` and `NOT` are left to the evaluation.
 
+use std::cmp::Ordering;
+
 use serde_json::Value;
 use shacl_mcp_compiler::literal::lang_value;
 use shacl_mcp_compiler::model::{Property, ValueType};
@@ -22,23 +24,36 @@ use crate::value_key::{self, boolean_key, iri_key, kind_bounds, number_key, stri
 const MAX_VALUES: usize = 1_000;
 
 /// Adds to `query` what `f` requires of every match: key conditions, and the ids it may have.
-pub(super) fn narrow(f: &Filter, query: &mut SourceQuery) {
+/// `true` when the store's answer is then exactly the matches ([`key_condition`]), so that the
+/// evaluation has nothing left to decide.
+pub(super) fn narrow(f: &Filter, query: &mut SourceQuery) -> bool {
     match f {
-        Filter::All(parts) => parts.iter().for_each(|part| narrow(part, query)),
-        Filter::Cond(None, op) => {
-            if let Some(ids) = ids(op) {
+        Filter::All(parts) => {
+            // Every part is narrowed, exact or not (no short cut).
+            let mut exact = true;
+            for part in parts {
+                exact &= narrow(part, query);
+            }
+            exact
+        }
+        Filter::Cond(None, op) => match ids(op) {
+            Some(ids) => {
                 query.among = Some(match query.among.take() {
                     Some(among) => among.into_iter().filter(|id| ids.contains(id)).collect(),
                     None => ids,
                 });
+                true
             }
-        }
-        Filter::Cond(Some(p), op) => {
-            if let Some(condition) = key_condition(p, op) {
+            None => false,
+        },
+        Filter::Cond(Some(p), op) => match key_condition(p, op) {
+            Some((condition, exact)) => {
                 query.keyed.push(condition);
+                exact
             }
-        }
-        Filter::Any(_) | Filter::Not(_) => {}
+            None => false,
+        },
+        Filter::Any(_) | Filter::Not(_) => false,
     }
 }
 
@@ -53,30 +68,85 @@ fn ids(op: &Op) -> Option<Vec<String>> {
     Some(wanted.iter().filter_map(|v| v.as_str()).map(str::to_string).collect())
 }
 
-/// The keys a link of `p` may have when the condition holds for its value.
-fn key_condition(p: &Property, op: &Op) -> Option<KeyCondition> {
+/// The keys a link of `p` may have when the condition holds for its value, and whether the
+/// condition is exact: a source has a link it matches exactly when the condition holds.
+///
+/// Exactness takes two things. The links read as the property's type must be told by their key
+/// ([`readable_keys`]), so that a scalar's condition can ask for the last of them (the value;
+/// a collection's every item counts). And every key the condition looks for must be read as a
+/// value the condition holds for ([`exact_keys`], [`ranges`]).
+fn key_condition(p: &Property, op: &Op) -> Option<(KeyCondition, bool)> {
     if p.value_type == ValueType::AnyOf {
         // Left to the evaluation: which keys a value of several datatypes has depends on which
         // of them it was read as.
         return None;
     }
+    let readable = readable_keys(p.value_type);
     let mut condition = KeyCondition {
         predicate: p.path.clone(),
+        // The last link of a scalar only when the readable ones are told by their key: the last
+        // of a wider set may be one the value is not read from.
+        last: if p.collection { None } else { readable.clone() },
         ..KeyCondition::default()
     };
-    match op {
-        Op::Eq(v) => condition.keys = equal_keys(p.value_type, v),
+    let told = p.collection || readable.is_some();
+    let exact = match op {
+        Op::Eq(v) => {
+            condition.keys = equal_keys(p.value_type, v);
+            exact_keys(p.value_type, &condition.keys)
+        }
         Op::AnyOf(vs) if vs.len() <= MAX_VALUES => {
             for v in vs {
                 condition.keys.extend(equal_keys(p.value_type, v));
             }
             condition.keys.sort();
             condition.keys.dedup();
+            exact_keys(p.value_type, &condition.keys)
         }
-        Op::Cmp(ordering, _, v) => condition.ranges = ranges(p.value_type, *ordering, v),
+        Op::Cmp(ordering, or_equal, v) => {
+            let (ranges, exact) = ranges(p.value_type, *ordering, *or_equal, v);
+            condition.ranges = ranges;
+            exact
+        }
         _ => return None,
-    }
-    Some(condition)
+    };
+    Some((condition, told && exact))
+}
+
+/// The keys of every link `values::read` reads as a value of `value_type` (every link, when
+/// empty); `None` when their keys do not tell them (an integer is a number key of a whole
+/// number; a language-tagged string's key is that of a plain one).
+fn readable_keys(value_type: ValueType) -> Option<Vec<KeyRange>> {
+    let kind = match value_type {
+        ValueType::String | ValueType::DateTime(_) => return Some(Vec::new()),
+        ValueType::Reference => 'i',
+        ValueType::Boolean => 'b',
+        ValueType::Number => 'n',
+        ValueType::Integer(_) | ValueType::LangString | ValueType::AnyOf => return None,
+    };
+    Some(vec![whole(kind)])
+}
+
+/// Whether every link with one of `keys` is read (as `value_type`) as a value equal to the one
+/// the keys were made for: a text's key is whole (not cut, nor as long as a cut key may be), a
+/// boolean's always, and a number's for a number property alone (a string property reads
+/// `literal:number:3.0` as "3.0", whose key is that of "3").
+fn exact_keys(value_type: ValueType, keys: &[String]) -> bool {
+    let text_type = matches!(
+        value_type,
+        ValueType::String | ValueType::DateTime(_) | ValueType::Reference
+    );
+    keys.iter().all(|key| match key.as_bytes().first() {
+        Some(b's' | b'i') => text_type && key.len() + 4 <= value_key::MAX_KEY_BYTES,
+        Some(b'b') => true,
+        Some(b'n') => value_type == ValueType::Number,
+        _ => false,
+    })
+}
+
+fn whole(kind: char) -> KeyRange {
+    let (low, high) = kind_bounds(kind);
+    KeyRange { low, high }
 }
 
 /// The keys of every link `values::read` reads as a value equal to `v` (`same_value`).
@@ -108,44 +178,55 @@ fn equal_keys(value_type: ValueType, v: &Value) -> Vec<String> {
     }
 }
 
-/// The key ranges of every link whose value compares with `v` as `ordering` (or equal; the
-/// bounds are inclusive, as cut keys need). No range: no value compares (`compare` is `None`).
-fn ranges(value_type: ValueType, ordering: std::cmp::Ordering, v: &Value) -> Vec<KeyRange> {
+/// The key ranges of every link whose value compares with `v` as `ordering` (or equal, with
+/// `or_equal`), and whether they hold those links alone. No range: no value compares (`compare`
+/// is `None`). Ranges over number keys are exact (a strict bound moves to the next number);
+/// those over texts include their bound (a cut key may stand for a longer text), and a string
+/// may be read from a number or a boolean, whose keys fall anywhere.
+fn ranges(value_type: ValueType, ordering: Ordering, or_equal: bool, v: &Value) -> (Vec<KeyRange>, bool) {
     let above_or_below = |kind: char, key: String| {
         let (low, high) = kind_bounds(kind);
         match ordering {
-            std::cmp::Ordering::Less => KeyRange { low, high: key },
+            Ordering::Less => KeyRange { low, high: key },
             _ => KeyRange { low: key, high },
         }
     };
-    let whole = |kind: char| {
-        let (low, high) = kind_bounds(kind);
-        KeyRange { low, high }
-    };
     match (value_type, v) {
         (ValueType::Integer(_) | ValueType::Number, Value::Number(n)) => match n.as_f64() {
-            Some(f) => vec![above_or_below('n', number_key(f))],
-            None => Vec::new(),
+            Some(f) => {
+                let bound = match (ordering, or_equal) {
+                    (Ordering::Less, false) => f.next_down(),
+                    (Ordering::Greater, false) => f.next_up(),
+                    _ => f,
+                };
+                // An integer property does not read every number key (`3.5` is no integer).
+                (
+                    vec![above_or_below('n', number_key(bound))],
+                    value_type == ValueType::Number,
+                )
+            }
+            None => (Vec::new(), true),
         },
-        (ValueType::Reference, Value::String(text)) => vec![above_or_below('i', iri_key(text))],
-        // Strings order as text; a string read from a number or a boolean may fall anywhere.
-        (ValueType::String | ValueType::DateTime(_), Value::String(text)) => vec![
-            above_or_below('s', string_key(text)),
-            above_or_below('i', iri_key(text)),
-            whole('n'),
-            whole('b'),
-        ],
-        _ => Vec::new(),
+        (ValueType::Reference, Value::String(text)) => (vec![above_or_below('i', iri_key(text))], false),
+        (ValueType::String | ValueType::DateTime(_), Value::String(text)) => (
+            vec![
+                above_or_below('s', string_key(text)),
+                above_or_below('i', iri_key(text)),
+                whole('n'),
+                whole('b'),
+            ],
+            false,
+        ),
+        // Nothing of the property's type compares with a value of another type.
+        _ => (Vec::new(), true),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::cmp::Ordering;
-
     use super::*;
     use crate::engine::FixedDna;
-    use crate::engine::query::{compare, equal};
+    use crate::engine::query::{compare, equal, matches};
     use crate::engine::validate::same_value;
     use crate::engine::values;
 
@@ -208,7 +289,7 @@ mod tests {
             for (_, _, other) in read.iter().filter(|(q, _, _)| q.name == p.name) {
                 for ordering in [Ordering::Less, Ordering::Greater] {
                     if compare(value, other).is_some_and(|o| o == ordering || o == Ordering::Equal) {
-                        let ranges = ranges(p.value_type, ordering, other);
+                        let (ranges, _) = ranges(p.value_type, ordering, true, other);
                         assert!(
                             ranges.iter().any(|r| r.low <= key && key <= r.high),
                             "{} {target} {value} {ordering:?} {other}",
@@ -221,5 +302,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Where a condition says it is exact, a target has a key it looks for exactly when its
+    /// value meets the condition (the last-link half of exactness is the differential test's).
+    #[test]
+    fn an_exact_condition_looks_for_the_keys_of_its_matches_alone() {
+        let dna = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../dna/tasks.json");
+        let (fixed, _) = FixedDna::load(&[dna]).unwrap();
+        let task = fixed.classes()[0].clone();
+        let mut checked = 0;
+        for p in &task.properties {
+            let read: Vec<(&str, Value)> = TARGETS.iter().filter_map(|t| Some((*t, values::read(p, t)?))).collect();
+            let mut wanted: Vec<Value> = read.iter().map(|(_, v)| v.clone()).collect();
+            wanted.extend([Value::from(3), Value::from(3.5), Value::from("3"), Value::from(true)]);
+            for v in &wanted {
+                let ops = [
+                    Op::Eq(v.clone()),
+                    Op::AnyOf(vec![v.clone(), Value::from("done")]),
+                    Op::Cmp(Ordering::Less, false, v.clone()),
+                    Op::Cmp(Ordering::Less, true, v.clone()),
+                    Op::Cmp(Ordering::Greater, false, v.clone()),
+                    Op::Cmp(Ordering::Greater, true, v.clone()),
+                ];
+                for op in &ops {
+                    let Some((condition, true)) = key_condition(p, op) else {
+                        continue;
+                    };
+                    for (target, value) in &read {
+                        let key = value_key::key(target);
+                        let looked_for = condition.keys.contains(&key)
+                            || condition.ranges.iter().any(|r| r.low <= key && key <= r.high);
+                        let f = Filter::Cond(Some(Box::new(p.clone())), op.clone());
+                        let values: std::collections::HashMap<String, Value> = [(
+                            p.name.clone(),
+                            if p.collection {
+                                Value::Array(vec![value.clone()])
+                            } else {
+                                value.clone()
+                            },
+                        )]
+                        .into();
+                        let holds = matches(&f, "n", &|name| values.get(name));
+                        assert_eq!(looked_for, holds, "{} {target} {op:?}", p.name);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

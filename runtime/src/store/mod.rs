@@ -102,6 +102,11 @@ pub struct KeyCondition {
     pub predicate: String,
     pub keys: Vec<String>,
     pub ranges: Vec<KeyRange>,
+    /// With `Some(counted)`, the matching link must also be the last (by timestamp, then seq) of
+    /// its source and predicate among the links whose key lies in `counted` (every link, when
+    /// it is empty): a scalar's value is its last readable link, and `counted` are the keys a
+    /// link of its type is read from.
+    pub last: Option<Vec<KeyRange>>,
 }
 
 /// Value keys from `low` to `high`, both included.
@@ -184,6 +189,16 @@ pub trait ReadTx {
     /// Sources matching `query`, ordered by each source's first link (timestamp, then seq), reversed
     /// for [`Order::NewestFirst`]. `all_of` and `any_of` empty with no `child_of` means every source.
     fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError>;
+    /// The sources of [`ReadTx::sources`] from `offset`, at most `limit` of them, and how many
+    /// there are in all: a page read through the store's indexes, without the rest.
+    fn source_page(
+        &self,
+        perspective: &str,
+        query: &SourceQuery,
+        order: Order,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<String>, u64), StoreError>;
     /// The links out of `sources` (of `predicates` only, unless it is empty), ordered by
     /// (timestamp, seq) within each source.
     fn links_from(&self, perspective: &str, sources: &[String], predicates: &[String])

@@ -67,11 +67,73 @@ pub(crate) fn sets(query: &SourceQuery) -> Option<Vec<Set<'_>>> {
 /// is empty (and so is the answer).
 pub(crate) fn pick_driver<E>(
     sets: &[Set<'_>],
-    mut count: impl FnMut(&Set<'_>, u64) -> Result<u64, E>,
+    count: impl FnMut(&Set<'_>, u64) -> Result<u64, E>,
 ) -> Result<Option<usize>, E> {
     if sets.len() < 2 {
         return Ok(Some(0));
     }
+    Ok(smallest(sets, count)?.map(|(i, _)| i))
+}
+
+/// How a page of sources is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Drive {
+    /// From the rows of one set, then sorted: the set is small.
+    Set(usize),
+    /// Through every source in order, each set checked on each: even the smallest set is large
+    /// (at least [`COUNT_CAP`]), so matches are dense and the page ends after few rows.
+    InOrder,
+}
+
+/// A page of the sources of `query` and how many there are in all, for both stores: `count`
+/// runs a statement answering one number, `rows` one answering sources (each given the SQL and
+/// the parameters after the perspective's). The page is driven from the smallest set while it
+/// is small, else in order over every source ([`Drive`]); the total is counted only when the
+/// page does not tell it (a short page ends the matches).
+pub(crate) fn page<E>(
+    query: &SourceQuery,
+    order: Order,
+    (offset, limit): (u64, u64),
+    d: Dialect,
+    mut count: impl FnMut(&str, &[&str]) -> Result<u64, E>,
+    mut rows: impl FnMut(&str, &[&str]) -> Result<Vec<String>, E>,
+) -> Result<(Vec<String>, u64), E> {
+    let Some(sets) = sets(query) else {
+        return Ok((Vec::new(), 0));
+    };
+    let smallest = if sets.is_empty() {
+        None
+    } else {
+        let count_set = |set: &Set<'_>, cap: u64| {
+            let (sql, params) = count_sql(set, cap, d);
+            count(&sql, &params)
+        };
+        match smallest(&sets, count_set)? {
+            Some(found) => Some(found),
+            None => return Ok((Vec::new(), 0)),
+        }
+    };
+    let drive = match smallest {
+        Some((i, n)) if n < COUNT_CAP => Drive::Set(i),
+        _ => Drive::InOrder,
+    };
+    let (sql, params) = page_sql(&sets, drive, order, (offset, limit), d);
+    let page = rows(&sql, &params)?;
+    let read = page.len() as u64;
+    let total = if read < limit && (read > 0 || offset == 0) {
+        offset + read
+    } else {
+        let (sql, params) = total_sql(&sets, smallest.map(|(i, _)| i), d);
+        count(&sql, &params)?
+    };
+    Ok((page, total))
+}
+
+/// The smallest set and its count (capped); `None` when one is empty.
+fn smallest<E>(
+    sets: &[Set<'_>],
+    mut count: impl FnMut(&Set<'_>, u64) -> Result<u64, E>,
+) -> Result<Option<(usize, u64)>, E> {
     let (mut best, mut best_count) = (0, COUNT_CAP + 1);
     for (i, set) in sets.iter().enumerate() {
         let n = match set {
@@ -85,7 +147,7 @@ pub(crate) fn pick_driver<E>(
             (best, best_count) = (i, n);
         }
     }
-    Ok(Some(best))
+    Ok(Some((best, best_count)))
 }
 
 /// The SQL of `ReadTx::sources` driven from `sets[driver]`, and its parameters after the
@@ -96,15 +158,47 @@ pub(crate) fn sources_sql<'q>(
     order: Order,
     dialect: Dialect,
 ) -> (String, Vec<&'q str>) {
-    let direction = match order {
-        Order::OldestFirst => "ASC",
-        Order::NewestFirst => "DESC",
-    };
+    let (matches, params) = matches_sql(sets, Drive::Set(driver), dialect);
+    (format!("SELECT s.source {matches} {}", order_by(order)), params)
+}
+
+/// The SQL of a page of `ReadTx::source_page`: at most `limit` sources from `offset`.
+pub(crate) fn page_sql<'q>(
+    sets: &[Set<'q>],
+    drive: Drive,
+    order: Order,
+    (offset, limit): (u64, u64),
+    dialect: Dialect,
+) -> (String, Vec<&'q str>) {
+    let (matches, params) = matches_sql(sets, drive, dialect);
+    let sql = format!(
+        "SELECT s.source {matches} {} LIMIT {limit} OFFSET {offset}",
+        order_by(order)
+    );
+    (sql, params)
+}
+
+/// The SQL counting every source of `sets`, driven from `sets[driver]` (or over every source).
+pub(crate) fn total_sql<'q>(sets: &[Set<'q>], driver: Option<usize>, dialect: Dialect) -> (String, Vec<&'q str>) {
+    let drive = driver.map_or(Drive::InOrder, Drive::Set);
+    let (matches, params) = matches_sql(sets, drive, dialect);
+    (format!("SELECT COUNT(*) {matches}"), params)
+}
+
+/// `FROM … WHERE …`: the rows of `sources` (as `s`) of every set, driven as `drive` says.
+fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String, Vec<&'q str>) {
     let p1 = dialect.param(1);
     let mut params = Vec::new();
-    let Some(first) = sets.get(driver) else {
+    let driver = match drive {
+        Drive::Set(i) => sets.get(i).map(|set| (i, set)),
+        Drive::InOrder => None,
+    };
+    let Some((driver, first)) = driver else {
+        let checks: Vec<String> = sets.iter().map(|set| set.holds(dialect, &mut params)).collect();
+        let filter: String = checks.iter().map(|check| format!(" AND {check}")).collect();
         let sql = format!(
-            "SELECT source FROM sources WHERE perspective = {p1} ORDER BY first_ts {direction}, first_seq {direction}"
+            "FROM sources AS s{} WHERE s.perspective = {p1}{filter}",
+            dialect.order_index
         );
         return (sql, params);
     };
@@ -121,11 +215,18 @@ pub(crate) fn sources_sql<'q>(
         format!(" WHERE {}", checks.join(" AND "))
     };
     let sql = format!(
-        "SELECT s.source FROM ({rows}) AS m {} sources AS s ON s.perspective = {p1} AND s.source = m.node{filter} \
-         ORDER BY s.first_ts {direction}, s.first_seq {direction}",
+        "FROM ({rows}) AS m {} sources AS s ON s.perspective = {p1} AND s.source = m.node{filter}",
         dialect.join_matches
     );
     (sql, params)
+}
+
+fn order_by(order: Order) -> String {
+    let direction = match order {
+        Order::OldestFirst => "ASC",
+        Order::NewestFirst => "DESC",
+    };
+    format!("ORDER BY s.first_ts {direction}, s.first_seq {direction}")
 }
 
 /// How many rows `set` has, read up to `cap`, and the parameters after the perspective's.
@@ -173,19 +274,15 @@ impl<'q> Set<'q> {
             }
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
-                let mut alternatives = Vec::new();
+                let last = last_of(condition, d, params);
                 let head = format!(
-                    "SELECT source AS node FROM links{} WHERE perspective = {p1} AND predicate = {predicate}",
+                    "SELECT source AS node FROM links AS k{} WHERE perspective = {p1} AND predicate = {predicate}",
                     d.key_index
                 );
-                if !condition.keys.is_empty() {
-                    let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
-                    alternatives.push(format!("{head} AND value_key IN ({keys})"));
-                }
-                for range in &condition.ranges {
-                    let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
-                    alternatives.push(format!("{head} AND value_key BETWEEN {low} AND {high}"));
-                }
+                let alternatives: Vec<String> = key_matches(condition, d, params)
+                    .iter()
+                    .map(|key_match| format!("{head} AND {key_match}{last}"))
+                    .collect();
                 format!(
                     "SELECT DISTINCT node FROM ({}) AS keyed",
                     alternatives.join(" UNION ALL ")
@@ -228,18 +325,12 @@ impl<'q> Set<'q> {
             }
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
-                let mut alternatives = Vec::new();
-                if !condition.keys.is_empty() {
-                    let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
-                    alternatives.push(format!("value_key IN ({keys})"));
-                }
-                for range in &condition.ranges {
-                    let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
-                    alternatives.push(format!("value_key BETWEEN {low} AND {high}"));
-                }
+                let last = last_of(condition, d, params);
+                let key_matches = key_matches(condition, d, params);
                 format!(
-                    "EXISTS ({links_of_s} AND predicate = {predicate} AND ({}))",
-                    alternatives.join(" OR ")
+                    "EXISTS (SELECT 1 FROM links AS k WHERE perspective = {p1} AND source = s.source \
+                     AND predicate = {predicate} AND ({}){last})",
+                    key_matches.join(" OR ")
                 )
             }
             Set::Child(parent) => {
@@ -257,6 +348,47 @@ impl<'q> Set<'q> {
             }
         }
     }
+}
+
+/// `value_key IN (…)` and `value_key BETWEEN … AND …`: each way a link of `k` meets `condition`.
+fn key_matches<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str>) -> Vec<String> {
+    let mut matches = Vec::new();
+    if !condition.keys.is_empty() {
+        let keys = bind_all(d, params, condition.keys.iter().map(String::as_str));
+        matches.push(format!("value_key IN ({keys})"));
+    }
+    for range in &condition.ranges {
+        let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
+        matches.push(format!("value_key BETWEEN {low} AND {high}"));
+    }
+    matches
+}
+
+/// ` AND NOT EXISTS (…)`: that no later link of the source and predicate of `k` (a counted one)
+/// follows it, when `condition.last` asks for the last; else nothing. The probe goes through
+/// `links_source_predicate`, over the few links one source has of one predicate.
+fn last_of<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str>) -> String {
+    let Some(counted) = &condition.last else {
+        return String::new();
+    };
+    let ranges: Vec<String> = counted
+        .iter()
+        .map(|range| {
+            let (low, high) = (bind(d, params, &range.low), bind(d, params, &range.high));
+            format!("later.value_key BETWEEN {low} AND {high}")
+        })
+        .collect();
+    let counted = if ranges.is_empty() {
+        String::new()
+    } else {
+        format!(" AND ({})", ranges.join(" OR "))
+    };
+    format!(
+        " AND NOT EXISTS (SELECT 1 FROM links AS later{} WHERE later.perspective = k.perspective \
+         AND later.source = k.source AND later.predicate = k.predicate \
+         AND (later.timestamp, later.id) > (k.timestamp, k.id){counted})",
+        d.later_index
+    )
 }
 
 #[cfg(test)]
@@ -277,6 +409,7 @@ mod tests {
                     low: "n:".into(),
                     high: "n;".into(),
                 }],
+                last: None,
             }],
             among: None,
         }
@@ -296,9 +429,9 @@ mod tests {
         assert_eq!(
             sql,
             "SELECT s.source FROM (SELECT DISTINCT node FROM (\
-             SELECT source AS node FROM links INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
+             SELECT source AS node FROM links AS k INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
              AND value_key IN (?3) UNION ALL \
-             SELECT source AS node FROM links INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
+             SELECT source AS node FROM links AS k INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
              AND value_key BETWEEN ?4 AND ?5\
              ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
              EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \

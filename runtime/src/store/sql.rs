@@ -18,8 +18,12 @@ pub(crate) struct Dialect {
     pub(crate) join_matches: &'static str,
     /// How the indexes find a target, which a lookup by target names.
     target_lookup: TargetLookup,
-    /// After `FROM links` in a lookup by value key.
+    /// After `FROM links AS k` in a lookup by value key.
     pub(crate) key_index: &'static str,
+    /// After `FROM sources AS s` in a walk over sources in order.
+    pub(crate) order_index: &'static str,
+    /// After `FROM links AS later` in the probe for a later link of one source and predicate.
+    pub(crate) later_index: &'static str,
 }
 
 /// How the indexes of `links` find a link by its target.
@@ -36,12 +40,16 @@ enum TargetLookup {
 /// SQLite: `CROSS JOIN` keeps the matches as the outer loop (a primary-key probe per match, then a
 /// sort of the matches, rather than a walk over every source of the perspective). A lookup by value
 /// key names its index: without statistics SQLite prefers to walk an index in source order (for
-/// the `DISTINCT`) over the whole perspective, 100 times slower at 100,000 sources.
+/// the `DISTINCT`) over the whole perspective, 100 times slower at 100,000 sources. So do the
+/// walk over sources in order (else it sorts them all) and the probe for a later link (else it
+/// reads every link of the predicate in a range of keys).
 pub(crate) const SQLITE: Dialect = Dialect {
     param: '?',
     join_matches: "CROSS JOIN",
     target_lookup: TargetLookup::Keyed(crate::store::sqlite::VALUE_KEY_FN),
     key_index: " INDEXED BY links_predicate_value",
+    order_index: " INDEXED BY sources_first",
+    later_index: " INDEXED BY links_source_predicate",
 };
 
 /// PostgreSQL: no `CROSS JOIN ... ON` (its planner picks the join order itself). A btree entry
@@ -52,6 +60,8 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     join_matches: "JOIN",
     target_lookup: TargetLookup::Hashed,
     key_index: "",
+    order_index: "",
+    later_index: "",
 };
 
 impl Dialect {

@@ -117,6 +117,16 @@ impl ReadTx for Recorder<'_> {
     fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
         self.inner.sources(perspective, query, order)
     }
+    fn source_page(
+        &self,
+        perspective: &str,
+        query: &SourceQuery,
+        order: Order,
+        offset: u64,
+        limit: u64,
+    ) -> Result<(Vec<String>, u64), StoreError> {
+        self.inner.source_page(perspective, query, order, offset, limit)
+    }
     fn links_from(
         &self,
         perspective: &str,

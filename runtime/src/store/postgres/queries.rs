@@ -109,6 +109,28 @@ pub(super) fn sources(conn: &PgClient, id: i64, query: &SourceQuery, order: Orde
         .collect()
 }
 
+/// A page of [`sources`] and how many there are in all ([`source_sql::page`]).
+pub(super) fn source_page(
+    conn: &PgClient,
+    id: i64,
+    query: &SourceQuery,
+    order: Order,
+    offset: u64,
+    limit: u64,
+) -> Result<(Vec<String>, u64), StoreError> {
+    let count = |sql: &str, values: &[&str]| -> Result<u64, StoreError> {
+        let row = conn.query_one(sql, &with_perspective(&id, values))?;
+        Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
+    };
+    let rows = |sql: &str, values: &[&str]| -> Result<Vec<String>, StoreError> {
+        conn.query(sql, &with_perspective(&id, values))?
+            .iter()
+            .map(|row| get(row, 0))
+            .collect()
+    };
+    source_sql::page(query, order, (offset, limit), POSTGRES, count, rows)
+}
+
 /// The links out of `sources` (of `predicates` only, unless empty), [`sql::SOURCES_PER_READ`]
 /// sources a statement, ordered by (timestamp, seq) within each source.
 pub(super) fn links_from(

@@ -263,6 +263,23 @@ macro_rules! reads_through_conn {
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
                 queries::sources(self.conn(), self.perspective_id(perspective)?, query, order)
             }
+            fn source_page(
+                &self,
+                perspective: &str,
+                query: &SourceQuery,
+                order: Order,
+                offset: u64,
+                limit: u64,
+            ) -> Result<(Vec<String>, u64), StoreError> {
+                queries::source_page(
+                    self.conn(),
+                    self.perspective_id(perspective)?,
+                    query,
+                    order,
+                    offset,
+                    limit,
+                )
+            }
             fn links_from(
                 &self,
                 perspective: &str,

@@ -123,6 +123,30 @@ pub(super) fn sources(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// A page of [`sources`] and how many there are in all ([`source_sql::page`]).
+pub(super) fn source_page(
+    conn: &Connection,
+    perspective: &str,
+    query: &SourceQuery,
+    order: Order,
+    offset: u64,
+    limit: u64,
+) -> Result<(Vec<String>, u64), StoreError> {
+    let id = perspective_id(conn, perspective)?;
+    let count = |sql: &str, values: &[&str]| -> Result<u64, StoreError> {
+        let n: i64 = conn
+            .prepare_cached(sql)?
+            .query_row(&*with_perspective(&id, values), |row| row.get(0))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    };
+    let rows = |sql: &str, values: &[&str]| -> Result<Vec<String>, StoreError> {
+        let mut stmt = conn.prepare_cached(sql)?;
+        let rows = stmt.query_map(&*with_perspective(&id, values), |row| row.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    };
+    source_sql::page(query, order, (offset, limit), SQLITE, count, rows)
+}
+
 /// The links out of `sources` (of `predicates` only, unless empty), [`sql::SOURCES_PER_READ`]
 /// sources a statement, ordered by (timestamp, seq) within each source.
 pub(super) fn links_from(

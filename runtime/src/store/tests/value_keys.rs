@@ -38,6 +38,7 @@ fn keyed(predicate: &str, keys: &[String], ranges: &[(String, String)]) -> Sourc
                     high: high.clone(),
                 })
                 .collect(),
+            last: None,
         }],
         ..Default::default()
     }

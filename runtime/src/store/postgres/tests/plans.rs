@@ -35,6 +35,10 @@ fn queries_use_indexes() {
                 low: "n:".into(),
                 high: "n;".into(),
             }],
+            last: Some(vec![KeyRange {
+                low: "s:".into(),
+                high: "s;".into(),
+            }]),
         }],
         among: Some(vec!["a".into(), "b".into()]),
     };
@@ -45,6 +49,22 @@ fn queries_use_indexes() {
     }
     for set in &sets {
         statements.push(source_sql::count_sql(set, 10, POSTGRES));
+    }
+    // Pages, from each set or in order over every source, and their totals.
+    let drives = (0..sets.len())
+        .map(source_sql::Drive::Set)
+        .chain([source_sql::Drive::InOrder]);
+    for drive in drives {
+        statements.push(source_sql::page_sql(
+            &sets,
+            drive,
+            Order::OldestFirst,
+            (20, 10),
+            POSTGRES,
+        ));
+    }
+    for driver in (0..sets.len()).map(Some).chain([None]) {
+        statements.push(source_sql::total_sql(&sets, driver, POSTGRES));
     }
     let (sources, predicates) = (["a".to_string(), "b".to_string()], ["p".to_string()]);
     statements.push(sql::links_from_sql(&sources, &predicates, POSTGRES));

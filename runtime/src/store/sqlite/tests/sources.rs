@@ -20,6 +20,11 @@ fn queries_use_indexes() {
                 low: "n:".into(),
                 high: "n;".into(),
             }],
+            // A scalar's: the link must be the last of the counted ones.
+            last: Some(vec![KeyRange {
+                low: "s:".into(),
+                high: "s;".into(),
+            }]),
         }],
         among: Some(vec!["a".into(), "b".into()]),
     };
@@ -29,6 +34,23 @@ fn queries_use_indexes() {
         .map(|driver| source_sql::sources_sql(&sets, driver, Order::NewestFirst, SQLITE).0)
         .collect();
     statements.extend(sets.iter().map(|set| source_sql::count_sql(set, 10, SQLITE).0));
+    // Pages, from each set or in order over every source, and their totals.
+    let drives = (0..sets.len())
+        .map(source_sql::Drive::Set)
+        .chain([source_sql::Drive::InOrder]);
+    for drive in drives {
+        statements.push(source_sql::page_sql(&sets, drive, Order::OldestFirst, (20, 10), SQLITE).0);
+    }
+    // In order, the page ends after its rows: the walk is in the index's order, never sorted.
+    let in_order = source_sql::page_sql(&sets, source_sql::Drive::InOrder, Order::NewestFirst, (0, 10), SQLITE).0;
+    let in_order_plan = plan(&conn, &in_order);
+    assert!(
+        in_order_plan[0] == "SEARCH s USING COVERING INDEX sources_first (perspective=?)"
+            && !in_order_plan.iter().any(|step| step.contains("TEMP B-TREE")),
+        "{in_order_plan:#?}"
+    );
+    statements.extend((0..sets.len()).map(|i| source_sql::total_sql(&sets, Some(i), SQLITE).0));
+    statements.push(source_sql::total_sql(&sets, None, SQLITE).0);
     // Keys alone (no range): without the index named, SQLite would walk the perspective in
     // source order for the DISTINCT.
     let keys_only = SourceQuery {
@@ -37,6 +59,7 @@ fn queries_use_indexes() {
             predicate: "k".into(),
             keys: vec!["s:x".into(), "i:x".into()],
             ranges: vec![],
+            last: None,
         }],
         ..Default::default()
     };
@@ -66,16 +89,28 @@ fn queries_use_indexes() {
         ));
         statements.push(crate::store::sqlite::queries::remove_links_sql(&clause));
     }
+    let mut later_probes = 0;
     for sql in statements {
         let plan = plan(&conn, &sql);
+        // The probe for a later link reads the links of one source and predicate.
+        for step in plan.iter().filter(|step| step.contains(" later ")) {
+            later_probes += 1;
+            assert!(
+                step.contains("INDEX links_source_predicate (perspective=? AND source=? AND predicate=?)"),
+                "{sql}\n{plan:#?}"
+            );
+        }
         // A search of links by the perspective alone walks all of it, as a scan would.
         assert!(
             !plan.iter().any(|step| step.starts_with("SCAN links")
                 || step.starts_with("SCAN sources")
+                || step.starts_with("SCAN k ")
+                || step.starts_with("SCAN s ")
                 || (step.starts_with("SEARCH links") && step.ends_with("(perspective=?)"))),
             "{sql}\n{plan:#?}"
         );
     }
+    assert!(later_probes > 0);
 }
 
 /// The steps of the plan of `sql`, each parameter bound to a number.
@@ -154,6 +189,7 @@ fn a_version_5_database_migrates_to_one_index_by_predicate_and_value() {
             predicate: "todo://size".into(),
             keys: vec![crate::value_key::number_key(3.0)],
             ranges: vec![],
+            last: None,
         }],
         ..Default::default()
     };
