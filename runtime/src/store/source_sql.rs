@@ -6,6 +6,11 @@
 //! to a cap ([`count_sql`]) and drives from the smallest ([`pick_driver`]), so a filter matching
 //! 100 of a million sources reads about 100 rows, whatever the class marker matches.
 //!
+//! A set is counted as a superset: a condition asking for the last link of a scalar
+//! ([`KeyCondition::last`]) is counted without that probe, which costs more than the count it
+//! refines (the count only picks the driver and the way of paging). A page driven from a set
+//! under the cap reads every match once, in order, and takes the page and the total from them.
+//!
 //! Every value from a caller is a bound parameter; only fixed SQL text (and the cap, a number)
 //! is spliced. The builders return the SQL and the text parameters that follow the perspective's
 //! row id (always parameter 1).
@@ -75,9 +80,9 @@ pub(crate) fn pick_driver<E>(
     Ok(smallest(sets, count)?.map(|(i, _)| i))
 }
 
-/// How a page of sources is read.
+/// How the matches are read: from one set, or by a walk over every source in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Drive {
+enum Drive {
     /// From the rows of one set, then sorted: the set is small.
     Set(usize),
     /// Through every source in order, each set checked on each: even the smallest set is large
@@ -87,9 +92,11 @@ pub(crate) enum Drive {
 
 /// A page of the sources of `query` and how many there are in all, for both stores: `count`
 /// runs a statement answering one number, `rows` one answering sources (each given the SQL and
-/// the parameters after the perspective's). The page is driven from the smallest set while it
-/// is small, else in order over every source ([`Drive`]); the total is counted only when the
-/// page does not tell it (a short page ends the matches).
+/// the parameters after the perspective's). While the smallest set is small, every match is
+/// read from it in one statement, sorted, and the page and the total are taken from them (the
+/// sort reads them all anyway). Else the walk is over every source in order, the
+/// page ends it, and the total is counted only when the page does not tell it (a short page
+/// ends the matches).
 pub(crate) fn page<E>(
     query: &SourceQuery,
     order: Order,
@@ -113,20 +120,28 @@ pub(crate) fn page<E>(
             None => return Ok((Vec::new(), 0)),
         }
     };
-    let drive = match smallest {
-        Some((i, n)) if n < COUNT_CAP => Drive::Set(i),
-        _ => Drive::InOrder,
-    };
-    let (sql, params) = page_sql(&sets, drive, order, (offset, limit), d);
-    let page = rows(&sql, &params)?;
-    let read = page.len() as u64;
-    let total = if read < limit && (read > 0 || offset == 0) {
-        offset + read
-    } else {
-        let (sql, params) = total_sql(&sets, smallest.map(|(i, _)| i), d);
-        count(&sql, &params)?
-    };
-    Ok((page, total))
+    match smallest {
+        Some((i, n)) if n < COUNT_CAP => {
+            let (sql, params) = sources_sql(&sets, i, order, d);
+            let matches = rows(&sql, &params)?;
+            let total = matches.len() as u64;
+            let skip = usize::try_from(offset).unwrap_or(usize::MAX);
+            let take = usize::try_from(limit).unwrap_or(usize::MAX);
+            Ok((matches.into_iter().skip(skip).take(take).collect(), total))
+        }
+        _ => {
+            let (sql, params) = page_sql(&sets, order, (offset, limit), d);
+            let page = rows(&sql, &params)?;
+            let read = page.len() as u64;
+            let total = if read < limit && (read > 0 || offset == 0) {
+                offset + read
+            } else {
+                let (sql, params) = total_sql(&sets, d);
+                count(&sql, &params)?
+            };
+            Ok((page, total))
+        }
+    }
 }
 
 /// The smallest set and its count (capped); `None` when one is empty.
@@ -162,15 +177,15 @@ pub(crate) fn sources_sql<'q>(
     (format!("SELECT s.source {matches} {}", order_by(order)), params)
 }
 
-/// The SQL of a page of `ReadTx::source_page`: at most `limit` sources from `offset`.
+/// The SQL of a page of `ReadTx::source_page` walked in order over every source: at most `limit`
+/// sources from `offset`.
 pub(crate) fn page_sql<'q>(
     sets: &[Set<'q>],
-    drive: Drive,
     order: Order,
     (offset, limit): (u64, u64),
     dialect: Dialect,
 ) -> (String, Vec<&'q str>) {
-    let (matches, params) = matches_sql(sets, drive, dialect);
+    let (matches, params) = matches_sql(sets, Drive::InOrder, dialect);
     let sql = format!(
         "SELECT s.source {matches} {} LIMIT {limit} OFFSET {offset}",
         order_by(order)
@@ -178,10 +193,9 @@ pub(crate) fn page_sql<'q>(
     (sql, params)
 }
 
-/// The SQL counting every source of `sets`, driven from `sets[driver]` (or over every source).
-pub(crate) fn total_sql<'q>(sets: &[Set<'q>], driver: Option<usize>, dialect: Dialect) -> (String, Vec<&'q str>) {
-    let drive = driver.map_or(Drive::InOrder, Drive::Set);
-    let (matches, params) = matches_sql(sets, drive, dialect);
+/// The SQL counting every source of `sets`, walked in order over every source.
+pub(crate) fn total_sql<'q>(sets: &[Set<'q>], dialect: Dialect) -> (String, Vec<&'q str>) {
+    let (matches, params) = matches_sql(sets, Drive::InOrder, dialect);
     (format!("SELECT COUNT(*) {matches}"), params)
 }
 
@@ -202,7 +216,7 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
         );
         return (sql, params);
     };
-    let rows = first.rows(dialect, &mut params);
+    let rows = first.rows(dialect, &mut params, Rows::Exact);
     let checks: Vec<String> = sets
         .iter()
         .enumerate()
@@ -229,10 +243,11 @@ fn order_by(order: Order) -> String {
     format!("ORDER BY s.first_ts {direction}, s.first_seq {direction}")
 }
 
-/// How many rows `set` has, read up to `cap`, and the parameters after the perspective's.
+/// How many rows `set` has as a superset ([`Rows::Superset`]), read up to `cap`, and the
+/// parameters after the perspective's.
 pub(crate) fn count_sql<'q>(set: &Set<'q>, cap: u64, dialect: Dialect) -> (String, Vec<&'q str>) {
     let mut params = Vec::new();
-    let rows = set.rows(dialect, &mut params);
+    let rows = set.rows(dialect, &mut params, Rows::Superset);
     (format!("SELECT COUNT(*) FROM ({rows} LIMIT {cap}) AS c"), params)
 }
 
@@ -251,9 +266,19 @@ fn bind_all<'q>(dialect: Dialect, params: &mut Vec<&'q str>, values: impl IntoIt
         .join(", ")
 }
 
+/// Which rows [`Set::rows`] selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rows {
+    /// The set's sources.
+    Exact,
+    /// Its sources and perhaps more: a key condition without its probe for a later link, to
+    /// count cheaply.
+    Superset,
+}
+
 impl<'q> Set<'q> {
-    /// `SELECT … AS node`: the sources of the set, through an index.
-    fn rows(&self, d: Dialect, params: &mut Vec<&'q str>) -> String {
+    /// `SELECT … AS node`: the sources of the set (or a superset of them), through an index.
+    fn rows(&self, d: Dialect, params: &mut Vec<&'q str>, rows: Rows) -> String {
         let p1 = d.param(1);
         match *self {
             Set::Link(predicate, target) => {
@@ -267,14 +292,17 @@ impl<'q> Set<'q> {
             Set::AnyLink(group) => {
                 let alternatives: Vec<String> = group
                     .iter()
-                    .map(|(predicate, target)| Set::Link(predicate, target).rows(d, params))
+                    .map(|(predicate, target)| Set::Link(predicate, target).rows(d, params, rows))
                     .collect();
                 // PostgreSQL before 16 wants a name for every subquery in FROM.
                 format!("SELECT node FROM ({}) AS any_of", alternatives.join(" UNION "))
             }
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
-                let last = last_of(condition, d, params);
+                let last = match rows {
+                    Rows::Exact => last_of(condition, d, params),
+                    Rows::Superset => String::new(),
+                };
                 let head = format!(
                     "SELECT source AS node FROM links AS k{} WHERE perspective = {p1} AND predicate = {predicate}",
                     d.key_index
@@ -366,7 +394,9 @@ fn key_matches<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q
 
 /// ` AND NOT EXISTS (…)`: that no later link of the source and predicate of `k` (a counted one)
 /// follows it, when `condition.last` asks for the last; else nothing. The probe goes through
-/// `links_source_predicate`, over the few links one source has of one predicate.
+/// `links_source_predicate`, over the few links one source has of one predicate; it rules out
+/// `k` itself by its id first, which that index holds, so that a source with one link of the
+/// predicate (the usual scalar) is answered without reading a row of the table.
 fn last_of<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str>) -> String {
     let Some(counted) = &condition.last else {
         return String::new();
@@ -385,7 +415,7 @@ fn last_of<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str
     };
     format!(
         " AND NOT EXISTS (SELECT 1 FROM links AS later{} WHERE later.perspective = k.perspective \
-         AND later.source = k.source AND later.predicate = k.predicate \
+         AND later.source = k.source AND later.predicate = k.predicate AND later.id <> k.id \
          AND (later.timestamp, later.id) > (k.timestamp, k.id){counted})",
         d.later_index
     )
@@ -480,5 +510,72 @@ mod tests {
             ..Default::default()
         };
         assert!(super::sets(&no_keys).is_none());
+    }
+
+    /// What `page` asks of a store, given each set's size: the statements it runs, in order.
+    fn statements_of_a_page(
+        sizes: [u64; 2],
+        matches: usize,
+        (offset, limit): (u64, u64),
+    ) -> (Vec<String>, (Vec<String>, u64)) {
+        let query = SourceQuery {
+            all_of: vec![("rdf://type".into(), "Task".into())],
+            keyed: vec![KeyCondition {
+                predicate: "status".into(),
+                keys: vec!["s:done".into()],
+                ranges: vec![],
+                last: Some(vec![]),
+            }],
+            ..Default::default()
+        };
+        let ran = std::cell::RefCell::new(Vec::new());
+        let count = |sql: &str, params: &[&str]| {
+            ran.borrow_mut().push(sql.to_string());
+            // Sets are counted in order: the keyed one, then the marker.
+            let size = if params.contains(&"status") { sizes[0] } else { sizes[1] };
+            Ok::<_, ()>(if sql.contains("LIMIT") {
+                size.min(COUNT_CAP)
+            } else {
+                matches as u64
+            })
+        };
+        let rows = |sql: &str, _: &[&str]| {
+            ran.borrow_mut().push(sql.to_string());
+            let all: Vec<String> = (0..matches).map(|i| format!("s{i}")).collect();
+            Ok::<_, ()>(match sql.contains(" LIMIT ") {
+                true => all.into_iter().skip(offset as usize).take(limit as usize).collect(),
+                false => all,
+            })
+        };
+        let answer = page(&query, Order::OldestFirst, (offset, limit), SQLITE, count, rows).unwrap();
+        (ran.into_inner(), answer)
+    }
+
+    #[test]
+    fn a_small_driver_gives_the_page_and_the_total_in_one_read() {
+        let (ran, (page, total)) = statements_of_a_page([1_000, 100_000], 1_000, (200, 100));
+        // Two counts (the keyed set without its probe for a later link), then one read of every match.
+        assert_eq!(ran.len(), 3, "{ran:#?}");
+        assert!(!ran[0].contains("later"), "{}", ran[0]);
+        assert!(ran[2].contains("later") && !ran[2].contains(" LIMIT "), "{}", ran[2]);
+        assert_eq!(
+            (page.first().map(String::as_str), page.len(), total),
+            (Some("s200"), 100, 1_000)
+        );
+        // A page past the end is empty and still tells the total.
+        let (_, (page, total)) = statements_of_a_page([1_000, 100_000], 1_000, (5_000, 100));
+        assert_eq!((page.len(), total), (0, 1_000));
+    }
+
+    #[test]
+    fn large_sets_are_walked_in_order_and_counted_only_when_the_page_is_full() {
+        let (ran, (page, total)) = statements_of_a_page([50_000, 100_000], 40_000, (0, 100));
+        assert!(ran[2].contains(" LIMIT 100 OFFSET 0"), "{}", ran[2]);
+        assert!(ran[3].starts_with("SELECT COUNT(*) FROM sources AS s"), "{}", ran[3]);
+        assert_eq!((page.len(), total), (100, 40_000));
+        // A short page ends the matches: no count.
+        let (ran, (page, total)) = statements_of_a_page([50_000, 100_000], 40_000, (39_950, 100));
+        assert_eq!(ran.len(), 3, "{ran:#?}");
+        assert_eq!((page.len(), total), (50, 40_000));
     }
 }
