@@ -1,13 +1,16 @@
 //! Which candidates a filter can have, as conditions on value keys the store answers through its
 //! index ([`crate::value_key`]; docs/data-model.md, Filters).
 //!
-//! The rule is exactness: every instance the filter matches is among the candidates, and the
-//! answer still comes from evaluating the filter on decoded values. So a condition narrows by
-//! every key a matching link may have, whatever its spelling: a value is read from the *last*
-//! readable link of a scalar, and that link, like every item of a collection, has one of those
-//! keys. Having such a link is not having the value (a later link may win): the evaluation
-//! decides. Only conditions that must all hold are pushed down (the top level and `AND`);
-//! `contains`, `not`, `OR` and `NOT` are left to the evaluation.
+//! The first rule is cover: every instance the filter matches is among the candidates. So a
+//! condition narrows by every key a matching link may have, whatever its spelling: a value is
+//! read from the *last* readable link of a scalar, and that link, like every item of a
+//! collection, has one of those keys. Only conditions that must all hold are pushed down (the
+//! top level and `AND`); `contains`, `not`, `OR` and `NOT` are left to the evaluation.
+//!
+//! The second is exactness, where it can be had: when a scalar's readable links are told by
+//! their key, the condition asks for the last of them, and when every key it looks for reads as
+//! a value the condition holds for, the candidates are the matches ([`narrow`] says so) and the
+//! store pages them without an evaluation.
 
 use std::cmp::Ordering;
 

@@ -2,11 +2,13 @@
 //!
 //! Candidates come from the store: the class marker, `parent`, and what [`pushdown`] derives
 //! from the filter (value keys of equality, any-of and ranges, and ids), driven from the most
-//! selective. Every filter is then evaluated on decoded, typed values (a value has many
-//! spellings, and the last link of a scalar wins), so the narrowing can never change the
-//! answer. The values a filter needs are read for the candidates alone, a property at a time
-//! (or over the whole perspective when nothing narrowed many candidates: [`bulk_values`]); only
-//! the instances of the page are read whole, and `total_count` counts every match.
+//! selective. When the pushdown is exact (or there is no filter) the candidates are the matches,
+//! and the store pages them itself ([`ReadTx::source_page`]). Otherwise every filter is evaluated
+//! on decoded, typed values (a value has many spellings, and the last link of a scalar wins), so
+//! the narrowing can never change the answer. The values a filter needs are read for the
+//! candidates alone, a property at a time (or over the whole perspective when nothing narrowed
+//! many candidates: [`bulk_values`]); only the instances of the page are read whole, and
+//! `total_count` counts every match.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
