@@ -50,9 +50,11 @@ fn queries_use_indexes() {
     for set in &sets {
         statements.push(source_sql::count_sql(set, 10, POSTGRES));
     }
-    // A page in order over every source, and its total.
+    // A page in order over every source, and the totals (from each set, or over every source).
     statements.push(source_sql::page_sql(&sets, Order::OldestFirst, (20, 10), POSTGRES));
-    statements.push(source_sql::total_sql(&sets, POSTGRES));
+    for driver in (0..sets.len()).map(Some).chain([None]) {
+        statements.push(source_sql::total_sql(&sets, driver, POSTGRES));
+    }
     let (sources, predicates) = (["a".to_string(), "b".to_string()], ["p".to_string()]);
     statements.push(sql::links_from_sql(&sources, &predicates, POSTGRES));
     statements.push(sql::links_from_sql(&sources, &[], POSTGRES));

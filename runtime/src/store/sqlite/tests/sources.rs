@@ -34,7 +34,7 @@ fn queries_use_indexes() {
         .map(|driver| source_sql::sources_sql(&sets, driver, Order::NewestFirst, SQLITE).0)
         .collect();
     statements.extend(sets.iter().map(|set| source_sql::count_sql(set, 10, SQLITE).0));
-    // A page in order over every source, and its total.
+    // A page in order over every source, and the totals (from each set, or over every source).
     statements.push(source_sql::page_sql(&sets, Order::OldestFirst, (20, 10), SQLITE).0);
     // In order, the page ends after its rows: the walk is in the index's order, never sorted.
     let in_order = source_sql::page_sql(&sets, Order::NewestFirst, (0, 10), SQLITE).0;
@@ -44,7 +44,8 @@ fn queries_use_indexes() {
             && !in_order_plan.iter().any(|step| step.contains("TEMP B-TREE")),
         "{in_order_plan:#?}"
     );
-    statements.push(source_sql::total_sql(&sets, SQLITE).0);
+    statements.extend((0..sets.len()).map(|i| source_sql::total_sql(&sets, Some(i), SQLITE).0));
+    statements.push(source_sql::total_sql(&sets, None, SQLITE).0);
     // Keys alone (no range): without the index named, SQLite would walk the perspective in
     // source order for the DISTINCT.
     let keys_only = SourceQuery {
