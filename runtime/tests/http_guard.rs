@@ -275,6 +275,109 @@ async fn stateless_json_answers() {
     server.stop().await;
 }
 
+/// Stateless tool calls are answered by the transport's direct route or by rmcp's service
+/// (a `_meta` key other than `progressToken` sends a call to rmcp): the two answers are the
+/// same, byte for byte, for results, refusals, argument errors, unknown tools and callers
+/// without a credential.
+#[tokio::test]
+async fn a_directly_answered_tool_call_reads_as_rmcps_answer() {
+    let server = start(None, HttpOptions::default()).await;
+    let created = server
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "add_perspective", "arguments": {"name": "Direct"}}}))
+        .await;
+    let perspective = created.json()["result"]["structuredContent"]["uuid"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let existing = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "instance_create",
+        "arguments": {"perspective_id": perspective, "class_name": "Channel", "properties": {"name": "general"},
+        "base_uri": "ad4m://channel/d0x"}}});
+    assert_eq!(server.post(&existing).await.json()["result"]["isError"], false);
+    // `BASE` is a fresh instance per call and route (the answers then differ in that alone).
+    let calls: Vec<(&str, Value)> = vec![
+        ("get_my_did", json!({})),
+        ("list_perspectives", json!({})),
+        (
+            "instance_create",
+            json!({"perspective_id": perspective, "class_name": "Channel",
+            "properties": {"name": "general"}, "base_uri": "BASE"}),
+        ),
+        (
+            "channel_create",
+            json!({"perspective_id": perspective, "name": "random", "base_uri": "BASE"}),
+        ),
+        (
+            "instance_create",
+            json!({"perspective_id": perspective, "class_name": "Channel",
+            "properties": {"name": "general"}, "base_uri": "ad4m://channel/d0x"}),
+        ),
+        (
+            "instance_get",
+            json!({"perspective_id": perspective, "class_name": "Channel", "base_uri": "ad4m://channel/d0x"}),
+        ),
+        (
+            "instance_query",
+            json!({"perspective_id": perspective, "class_name": "Channel", "filter": {"name": "general"}}),
+        ),
+        (
+            "instance_get",
+            json!({"perspective_id": perspective, "class_name": "Nope", "base_uri": "ad4m://x"}),
+        ),
+        (
+            "instance_create",
+            json!({"perspective_id": perspective, "class_name": "Channel", "properties": {"name": 7}}),
+        ),
+        ("instance_query", json!({"perspective_id": 3})),
+        ("no_such_tool", json!({})),
+    ];
+    let versions: [&[(&str, &str)]; 3] = [
+        &[],
+        &[("MCP-Protocol-Version", "2025-06-18")],
+        &[("MCP-Protocol-Version", "2025-11-25")],
+    ];
+    for (i, (tool, arguments)) in calls.iter().enumerate() {
+        for (v, headers) in versions.iter().enumerate() {
+            let id = 10 + i as i64;
+            let with_base = |route: &str| {
+                let text = arguments
+                    .to_string()
+                    .replace("BASE", &format!("ad4m://channel/{route}{i}{v}"));
+                serde_json::from_str::<Value>(&text).unwrap()
+            };
+            let mut direct = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": with_base("d")}});
+            if v == 1 {
+                direct["params"]["_meta"] = json!({"progressToken": id});
+            }
+            let through_rmcp = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": tool, "arguments": with_base("r"), "_meta": {"x-route": "rmcp"}}});
+            let (a, b) = (
+                server.post_with(headers, &direct).await,
+                server.post_with(headers, &through_rmcp).await,
+            );
+            assert_eq!(
+                (a.status, a.content_type()),
+                (b.status, b.content_type()),
+                "{tool} {headers:?}"
+            );
+            let rmcp_body = b.body.replace(&format!("channel/r{i}{v}"), &format!("channel/d{i}{v}"));
+            assert_eq!(a.body, rmcp_body, "{tool} {headers:?}");
+        }
+    }
+    server.stop().await;
+
+    // Without the credential a server asks for: the same refusal both ways.
+    let server = start(Some("s3cret-credential-value"), HttpOptions::default()).await;
+    let direct = call(1, "list_perspectives");
+    let mut through_rmcp = direct.clone();
+    through_rmcp["params"]["_meta"] = json!({"x-route": "rmcp"});
+    let (a, b) = (server.post(&direct).await, server.post(&through_rmcp).await);
+    assert_eq!((a.status, &a.body), (b.status, &b.body));
+    assert_eq!(a.json()["result"]["isError"], true, "{}", a.body);
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_guard_refuses_in_the_order_of_errors_md() {
     let options = HttpOptions {

@@ -8,6 +8,7 @@
 //! `text/event-stream` only gets SSE; a client that accepts JSON only gets the JSON-RPC
 //! response out of rmcp's SSE stream when rmcp answers with one (sessions, notifications).
 
+mod direct;
 mod guard;
 mod sessions;
 mod sse;
@@ -115,6 +116,8 @@ type Service = StreamableHttpService<McpServer, BoundedSessions>;
 
 struct Shared {
     guard: Guard,
+    /// The server the direct route calls (`direct`).
+    server: McpServer,
     /// Prefers JSON answers (`json_response`); used unless the client accepts SSE only.
     json: Service,
     /// Always SSE answers.
@@ -145,6 +148,7 @@ pub fn router(server: McpServer, options: &HttpOptions, ct: CancellationToken) -
         )
     };
     let shared = Shared {
+        server: server.clone(),
         guard: Guard::new(
             options.addr,
             &options.allowed_hosts,
@@ -178,6 +182,18 @@ async fn log(request: Request, next: Next) -> Response {
     response
 }
 
+/// The peer's address, for the handler's rate limits (absent when the router is served without
+/// connect info).
+fn add_client_addr(parts: &mut http::request::Parts) {
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|info| info.0.ip());
+    if let Some(ip) = peer {
+        parts.extensions.insert(ClientAddr(ip));
+    }
+}
+
 async fn mcp(State(shared): State<Arc<Shared>>, request: Request) -> Response {
     if let Err(refused) = shared.guard.check_origin(request.headers()) {
         return refused.into_response();
@@ -192,7 +208,7 @@ async fn mcp(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         Ok(bytes) => bytes,
         Err(refused) => return refused.into_response(),
     };
-    let message = match framing::check(&bytes) {
+    let message = match framing::parse(&bytes) {
         Ok(message) => message,
         Err(refusal) => return Refused::framing(&refusal).into_response(),
     };
@@ -202,13 +218,24 @@ async fn mcp(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         return Refused::new(StatusCode::NOT_ACCEPTABLE, INVALID_REQUEST, why).into_response();
     }
     if let Some(sessions) = &shared.sessions
-        && message.get("method").and_then(|m| m.as_str()) == Some("initialize")
+        && message.method() == Some("initialize")
         && !parts.headers.contains_key("mcp-session-id")
         && sessions.is_full().await
     {
         let error = json!({ "code": -32603, "message": format!("too many open sessions (at most {}): try again later", sessions.max()) });
-        let body = json!({ "jsonrpc": "2.0", "id": message.get("id").cloned().unwrap_or_default(), "error": error });
+        let id = message.value().get("id").cloned().unwrap_or_default();
+        let body = json!({ "jsonrpc": "2.0", "id": id, "error": error });
         return json_response(StatusCode::SERVICE_UNAVAILABLE, &body);
+    }
+    add_client_addr(&mut parts);
+    // Stateless: a tool call that qualifies is answered without rmcp's per-request service.
+    if shared.sessions.is_none()
+        && accepts.json
+        && direct::headers_allow(&parts.headers)
+        && let Ok(call) = message.into_tool_call()
+        && direct::call_allows(&shared.server, &call)
+    {
+        return direct::answer(&shared.server, call, &parts).await;
     }
     // rmcp insists on both types; the answer's type was chosen above by picking the service.
     parts.headers.remove(header::ACCEPT);
@@ -216,15 +243,6 @@ async fn mcp(State(shared): State<Arc<Shared>>, request: Request) -> Response {
         header::ACCEPT,
         HeaderValue::from_static("application/json, text/event-stream"),
     );
-    // The peer's address, for the handler's rate limits (absent when the router is served
-    // without connect info).
-    let peer = parts
-        .extensions
-        .get::<axum::extract::ConnectInfo<SocketAddr>>()
-        .map(|info| info.0.ip());
-    if let Some(ip) = peer {
-        parts.extensions.insert(ClientAddr(ip));
-    }
     let request = Request::from_parts(parts, Body::from(bytes));
     let service = if accepts.json { &shared.json } else { &shared.sse };
     let response = service.handle(request).await.map(Body::new);
