@@ -94,22 +94,32 @@ pub(super) fn sources(conn: &PgClient, id: i64, query: &SourceQuery, order: Orde
     let Some(sets) = source_sql::sets(query) else {
         return Ok(Vec::new());
     };
-    let count = |set: &source_sql::Set<'_>, cap: u64| -> Result<u64, StoreError> {
+    let count = |set: &source_sql::Set<'_>, cap: u64| {
         let (sql, values) = source_sql::count_sql(set, cap, POSTGRES);
-        let row = conn.query_one(&sql, &with_perspective(&id, &values))?;
-        Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
+        count_planned(conn, id, &sql, &values)
     };
     let Some(driver) = source_sql::pick_driver(&sets, count)? else {
         return Ok(Vec::new());
     };
     let (sql, values) = source_sql::sources_sql(&sets, driver, order, POSTGRES);
-    conn.query(&sql, &with_perspective(&id, &values))?
+    conn.query_planned(&sql, &id, &values)?
         .iter()
         .map(|row| get(row, 0))
         .collect()
 }
 
-/// A page of [`sources`] and how many there are in all ([`source_sql::page`]).
+/// The number a counting statement of `source_sql` answers, planned for its values
+/// ([`PgClient::query_planned`]).
+fn count_planned(conn: &PgClient, id: i64, sql: &str, values: &[&str]) -> Result<u64, StoreError> {
+    let rows = conn.query_planned(sql, &id, values)?;
+    let row = rows
+        .first()
+        .ok_or_else(|| StoreError::Database("a count answered no row".into()))?;
+    Ok(u64::try_from(get::<i64>(row, 0)?).unwrap_or(0))
+}
+
+/// A page of [`sources`] and how many there are in all ([`source_sql::page`]), every statement
+/// planned for its values.
 pub(super) fn source_page(
     conn: &PgClient,
     id: i64,
@@ -118,12 +128,9 @@ pub(super) fn source_page(
     offset: u64,
     limit: u64,
 ) -> Result<(Vec<String>, u64), StoreError> {
-    let count = |sql: &str, values: &[&str]| -> Result<u64, StoreError> {
-        let row = conn.query_one(sql, &with_perspective(&id, values))?;
-        Ok(u64::try_from(get::<i64>(&row, 0)?).unwrap_or(0))
-    };
+    let count = |sql: &str, values: &[&str]| count_planned(conn, id, sql, values);
     let rows = |sql: &str, values: &[&str]| -> Result<Vec<String>, StoreError> {
-        conn.query(sql, &with_perspective(&id, values))?
+        conn.query_planned(sql, &id, values)?
             .iter()
             .map(|row| get(row, 0))
             .collect()

@@ -4,7 +4,7 @@ use tokio_postgres::types::ToSql;
 
 use super::*;
 use crate::store::sql::{self, POSTGRES};
-use crate::store::tests::{clock, seed};
+use crate::store::tests::{P, clock, seed};
 use crate::store::{KeyCondition, KeyRange, LinkPattern, Order, SourceQuery, source_sql};
 
 /// The plan of `sql` with `params`, sequential scans priced out: one that remains has no index
@@ -110,4 +110,50 @@ fn queries_use_indexes() {
         &[&id, &sources],
     );
     assert!(plan.contains("Index") && !plan.contains("Seq Scan"), "{plan}");
+}
+
+/// The source queries are planned for their values on every execution: none is left a prepared
+/// statement of the connection, which PostgreSQL would plan generically after its fifth
+/// execution (`PgClient::query_planned`). The connection that answered them is the one asked:
+/// a single thread gets the pool's last idle connection back.
+#[test]
+fn source_queries_are_never_prepared() {
+    let Some(fixture) = PgFixture::from_env() else { return };
+    let store = fixture.node("planned", clock());
+    seed(&store, &[("a", "p", "x"), ("b", "p", "y"), ("a", "k", "v")]);
+    let query = SourceQuery {
+        all_of: vec![("p".into(), "x".into())],
+        keyed: vec![KeyCondition {
+            predicate: "k".into(),
+            keys: vec!["i:v".into()],
+            ranges: vec![],
+            last: Some(vec![]),
+        }],
+        ..Default::default()
+    };
+    for _ in 0..7 {
+        let tx = store.read().unwrap();
+        assert_eq!(
+            tx.source_page(P, &query, Order::OldestFirst, 0, 10).unwrap(),
+            (vec!["a".to_string()], 1)
+        );
+        assert_eq!(tx.sources(P, &query, Order::OldestFirst).unwrap(), ["a"]);
+    }
+    let conn = store.pool.take().unwrap();
+    let prepared: Vec<String> = conn
+        .query("SELECT statement FROM pg_prepared_statements", &[])
+        .unwrap()
+        .iter()
+        .map(|row| get(row, 0).unwrap())
+        .collect();
+    assert!(
+        prepared.iter().any(|s| s.contains("FROM perspectives")),
+        "the connection that read is not the one asked: {prepared:#?}"
+    );
+    assert!(
+        !prepared
+            .iter()
+            .any(|s| s.contains("links AS k") || s.contains("sources AS s")),
+        "{prepared:#?}"
+    );
 }
