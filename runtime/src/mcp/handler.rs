@@ -278,13 +278,12 @@ impl McpServer {
     /// the context), and not one whose call may notify (add_model and forget change the tool
     /// list and the resources). An unknown name qualifies: its error needs no context either.
     pub(crate) fn answers_without_context(&self, name: &str) -> bool {
-        if matches!(name, "add_model" | "forget") {
-            return false;
-        }
-        self.inner
-            .fixed
-            .get(name)
-            .is_none_or(|tool| !matches!(tool.entry, Entry::Custom(CustomCall::Routed(_))))
+        self.inner.fixed.get(name).is_none_or(|tool| {
+            !matches!(
+                tool.entry,
+                Entry::Static(StaticTool::AddModel | StaticTool::Forget) | Entry::Custom(CustomCall::Routed(_))
+            )
+        })
     }
 
     /// [`McpServer::call_request`], with the MCP request's context when there is one (a tool of

@@ -28,10 +28,11 @@ const HANDSHAKE_VERSIONS: &[&str] = &["2024-11-05", "2025-03-26", "2025-06-18", 
 /// Whether a stateless request with these headers may be answered here (given a tool call
 /// that qualifies).
 pub(super) fn headers_allow(headers: &HeaderMap) -> bool {
-    match headers.get_all("mcp-protocol-version").iter().collect::<Vec<_>>()[..] {
-        [] => true,
-        [version] => version.to_str().is_ok_and(|v| HANDSHAKE_VERSIONS.contains(&v)),
-        _ => false,
+    let mut versions = headers.get_all("mcp-protocol-version").iter();
+    match (versions.next(), versions.next()) {
+        (None, _) => true,
+        (Some(version), None) => version.to_str().is_ok_and(|v| HANDSHAKE_VERSIONS.contains(&v)),
+        (Some(_), Some(_)) => false,
     }
 }
 
