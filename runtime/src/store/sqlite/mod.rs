@@ -15,6 +15,7 @@ mod changes;
 mod checkpoint;
 mod conn;
 mod erase;
+mod log_writes;
 mod queries;
 mod schema;
 #[cfg(test)]
@@ -71,7 +72,12 @@ impl SqliteStore {
         }
         // No SQLITE_OPEN_URI: a path is a file name, even one that starts with `file:`.
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let mut conn = Connection::open_with_flags(path, flags)?;
+        // The writer's connection, the only one that writes the log, writes each commit to it in
+        // one call (log_writes.rs).
+        let mut conn = match log_writes::register() {
+            Some(vfs) => Connection::open_with_flags_and_vfs(path, flags, vfs)?,
+            None => Connection::open_with_flags(path, flags)?,
+        };
         conn.busy_timeout(BUSY_TIMEOUT)?;
         configure(&conn)?;
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;

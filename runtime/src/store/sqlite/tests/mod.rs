@@ -85,10 +85,10 @@ fn store() -> SqliteStore {
 }
 
 /// A folder under the system temp dir, removed on drop.
-struct TempDir(PathBuf);
+pub(super) struct TempDir(pub(super) PathBuf);
 
 impl TempDir {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         static COUNT: AtomicU64 = AtomicU64::new(0);
         let name = format!(
             "shacl-mcp-store-{}-{}-{}",
