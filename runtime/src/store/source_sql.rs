@@ -194,8 +194,29 @@ pub(crate) fn page_sql<'q>(
 }
 
 /// The SQL counting every source of `sets`, driven from `sets[driver]` (or over every source):
-/// the smallest set's rows, each checked against the others, are fewer than every source.
+/// the smallest set's rows, each checked against the others, are fewer than every source. A
+/// set of sources of links is counted without `sources`: each of its rows has one, so the join
+/// would only read it (a third of an unfiltered count of 100,000 instances).
 pub(crate) fn total_sql<'q>(sets: &[Set<'q>], driver: Option<usize>, dialect: Dialect) -> (String, Vec<&'q str>) {
+    if let Some(i) = driver
+        && let Some(set) = sets.get(i)
+        && set.rows_are_sources()
+    {
+        let mut params = Vec::new();
+        let rows = set.rows(dialect, &mut params, Rows::Exact);
+        let checks: Vec<String> = sets
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .map(|(_, set)| set.holds(dialect, &mut params, "m.node"))
+            .collect();
+        let filter = if checks.is_empty() {
+            String::new()
+        } else {
+            format!(" WHERE {}", checks.join(" AND "))
+        };
+        return (format!("SELECT COUNT(*) FROM ({rows}) AS m{filter}"), params);
+    }
     let drive = driver.map_or(Drive::InOrder, Drive::Set);
     let (matches, params) = matches_sql(sets, drive, dialect);
     (format!("SELECT COUNT(*) {matches}"), params)
@@ -210,7 +231,10 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
         Drive::InOrder => None,
     };
     let Some((driver, first)) = driver else {
-        let checks: Vec<String> = sets.iter().map(|set| set.holds(dialect, &mut params)).collect();
+        let checks: Vec<String> = sets
+            .iter()
+            .map(|set| set.holds(dialect, &mut params, "s.source"))
+            .collect();
         let filter: String = checks.iter().map(|check| format!(" AND {check}")).collect();
         let sql = format!(
             "FROM sources AS s{} WHERE s.perspective = {p1}{filter}",
@@ -223,7 +247,7 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
         .iter()
         .enumerate()
         .filter(|(i, _)| *i != driver)
-        .map(|(_, set)| set.holds(dialect, &mut params))
+        .map(|(_, set)| set.holds(dialect, &mut params, "s.source"))
         .collect();
     let filter = if checks.is_empty() {
         String::new()
@@ -333,10 +357,17 @@ impl<'q> Set<'q> {
         }
     }
 
-    /// A condition on `s.source` (a row of `sources`): that the set holds it, by an index probe.
-    fn holds(&self, d: Dialect, params: &mut Vec<&'q str>) -> String {
+    /// Whether every row of the set is a source with a row in `sources` (the source of a link,
+    /// or read from `sources`): all but the children of a parent, which are targets.
+    fn rows_are_sources(&self) -> bool {
+        !matches!(self, Set::Child(_))
+    }
+
+    /// A condition on `node` (`s.source`, a row of `sources`, or `m.node`, a row of a set): that
+    /// the set holds it, by an index probe.
+    fn holds(&self, d: Dialect, params: &mut Vec<&'q str>, node: &str) -> String {
         let p1 = d.param(1);
-        let links_of_s = format!("SELECT 1 FROM links WHERE perspective = {p1} AND source = s.source");
+        let links_of_s = format!("SELECT 1 FROM links WHERE perspective = {p1} AND source = {node}");
         match *self {
             Set::Link(predicate, target) => {
                 let predicate = bind(d, params, predicate);
@@ -349,7 +380,7 @@ impl<'q> Set<'q> {
             Set::AnyLink(group) => {
                 let alternatives: Vec<String> = group
                     .iter()
-                    .map(|(predicate, target)| Set::Link(predicate, target).holds(d, params))
+                    .map(|(predicate, target)| Set::Link(predicate, target).holds(d, params, node))
                     .collect();
                 format!("({})", alternatives.join(" OR "))
             }
@@ -358,7 +389,7 @@ impl<'q> Set<'q> {
                 let last = last_of(condition, d, params);
                 let key_matches = key_matches(condition, d, params);
                 format!(
-                    "EXISTS (SELECT 1 FROM links AS k WHERE perspective = {p1} AND source = s.source \
+                    "EXISTS (SELECT 1 FROM links AS k WHERE perspective = {p1} AND source = {node} \
                      AND predicate = {predicate} AND ({}){last})",
                     key_matches.join(" OR ")
                 )
@@ -369,12 +400,12 @@ impl<'q> Set<'q> {
                 format!(
                     "EXISTS (SELECT 1 FROM links WHERE perspective = {p1} AND source = {parent} AND predicate = {has_child} \
                      AND {})",
-                    d.target_equals("s.source", false)
+                    d.target_equals(node, false)
                 )
             }
             Set::Among(among) => {
                 let among = bind_all(d, params, among.iter().map(String::as_str));
-                format!("s.source IN ({among})")
+                format!("{node} IN ({among})")
             }
         }
     }
@@ -573,9 +604,10 @@ mod tests {
     fn large_sets_are_walked_in_order_and_counted_only_when_the_page_is_full() {
         let (ran, (page, total)) = statements_of_a_page([50_000, 100_000], 40_000, (0, 100));
         assert!(ran[2].contains(" LIMIT 100 OFFSET 0"), "{}", ran[2]);
-        // The total is driven from the smallest set (the keyed one), not walked over every source.
+        // The total is driven from the smallest set (the keyed one), not walked over every source,
+        // and its rows, sources of links, are counted without reading `sources`.
         assert!(
-            ran[3].starts_with("SELECT COUNT(*) FROM (SELECT DISTINCT node"),
+            ran[3].starts_with("SELECT COUNT(*) FROM (SELECT DISTINCT node") && !ran[3].contains("sources"),
             "{}",
             ran[3]
         );
