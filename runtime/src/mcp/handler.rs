@@ -273,6 +273,14 @@ impl McpServer {
         self.call_from(name, arguments, parts, None).await
     }
 
+    /// The static tool called `name`, if it is one (they are all in the fixed table).
+    fn static_tool(&self, name: &str) -> Option<StaticTool> {
+        match self.inner.fixed.get(name)?.entry {
+            Entry::Static(which) => Some(which),
+            _ => None,
+        }
+    }
+
     /// Whether a `tools/call` of `name` is answered the same without rmcp's request context
     /// (stateless HTTP's direct route, `super::http::direct`): not a routed tool (which reads
     /// the context), and not one whose call may notify (add_model and forget change the tool
@@ -511,12 +519,12 @@ impl McpServer {
     }
 }
 
-/// Whether a successful call added or took away run-time classes: add_model, or a forget that
-/// erased a perspective with models.
-fn changes_models(tool: &str, result: &CallToolResult) -> bool {
+/// Whether a successful call of `tool` added or took away run-time classes: add_model, or a
+/// forget that erased a perspective with models.
+fn changes_models(tool: Option<StaticTool>, result: &CallToolResult) -> bool {
     match tool {
-        "add_model" => true,
-        "forget" => result
+        Some(StaticTool::AddModel) => true,
+        Some(StaticTool::Forget) => result
             .structured_content
             .as_ref()
             .and_then(|r| r["erased"]["models"].as_u64())
@@ -670,9 +678,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.to_string();
+        let which = self.static_tool(&name);
         // forget's record, to tell its subscribers here (the log keeps no trace of it).
-        let forgotten = match (&name[..], &request.arguments) {
-            ("forget", Some(args)) => {
+        let forgotten = match (which, &request.arguments) {
+            (Some(StaticTool::Forget), Some(args)) => {
                 let text = |key: &str| args.get(key).and_then(Value::as_str);
                 text("perspective_id").zip(text("base_uri"))
             }
@@ -698,7 +707,7 @@ impl ServerHandler for McpServer {
         {
             self.inner.subscriptions.forgotten(p, record).await;
         }
-        if result.is_error != Some(true) && changes_models(&name, &result) {
+        if result.is_error != Some(true) && changes_models(which, &result) {
             if self.inner.options.class_tools {
                 self.tools_changed(&context).await;
             }
