@@ -99,7 +99,7 @@ pub fn server(
         server_version: server_version.to_string(),
         custom_tools,
         accounts,
-        inline_reads: matches!(config.db, Database::Sqlite(_)),
+        local_store: matches!(config.db, Database::Sqlite(_)),
         ..config.server.clone()
     };
     let server = McpServer::new(engine, options);

@@ -30,8 +30,8 @@ pub fn call(engine: &Engine, tool: &str, entry: &Entry, args: &Map<String, Value
 }
 
 /// Whether a tool runs on the async worker that received it rather than on the blocking pool:
-/// those that touch no store, and with `local_reads` (a store that reads local files,
-/// [`super::ServerOptions::inline_reads`]) reads of one instance, which cost less than the two
+/// those that touch no store, and with `local_reads` (a store of local files,
+/// [`super::ServerOptions::local_store`]) reads of one instance, which cost less than the two
 /// thread switches of `spawn_blocking` (a read transaction never waits for a writer in WAL mode).
 pub fn runs_inline(entry: &Entry, local_reads: bool) -> bool {
     match entry {

@@ -69,6 +69,8 @@ struct Inner {
     next_sink: std::sync::atomic::AtomicU64,
     /// Resource subscriptions of every session and listen stream.
     subscriptions: Arc<Subscriptions>,
+    /// Engine calls under way ([`StoreCall`]): a call that finds none runs on its worker.
+    store_calls: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 const INSTRUCTIONS: &str = "Data lives in perspectives as instances of SHACL classes. Start with list_perspectives \
@@ -97,6 +99,7 @@ impl McpServer {
                 sinks: Mutex::default(),
                 next_sink: Default::default(),
                 subscriptions: Arc::default(),
+                store_calls: Arc::default(),
             }),
             session: Arc::default(),
             log_level: SessionLevel::default(),
@@ -381,15 +384,21 @@ impl McpServer {
         } else {
             match self.engine_for(caller) {
                 Err(refused) => return Ok(refusal(refused)),
-                Ok(engine) if dispatch::runs_inline(&tool.entry, self.inner.options.inline_reads) => {
+                Ok(engine) if dispatch::runs_inline(&tool.entry, self.inner.options.local_store) => {
                     dispatch::call_inline(&engine, name, &tool.entry, &args)
                 }
-                Ok(engine) => {
-                    let (tool, tool_name) = (tool.clone(), name.to_string());
-                    tokio::task::spawn_blocking(move || dispatch::call(&engine, &tool_name, &tool.entry, &args))
+                Ok(engine) => match StoreCall::start(&self.inner.store_calls, self.inner.options.local_store) {
+                    StoreCall::Alone(_call) => dispatch::call_inline(&engine, name, &tool.entry, &args),
+                    StoreCall::Beside(call) => {
+                        let (tool, tool_name) = (tool.clone(), name.to_string());
+                        tokio::task::spawn_blocking(move || {
+                            let _call = call;
+                            dispatch::call(&engine, &tool_name, &tool.entry, &args)
+                        })
                         .await
                         .unwrap_or_else(|e| Err(ToolError::Internal(format!("the call failed: {e}"))))
-                }
+                    }
+                },
             }
         };
         let kind = match &outcome {
@@ -516,6 +525,42 @@ impl McpServer {
         for sink in sinks {
             let _ = sink.notify_tool_list_changed().await;
         }
+    }
+}
+
+/// An engine call under way, counted while it lives. With a local store, a call that finds no
+/// other under way runs on the async worker that received it ([`StoreCall::Alone`]): no call of
+/// this server holds the writer, and it saves the two thread switches of `spawn_blocking`, a
+/// fifth of a create's server time (`runtime/benches/results/query-and-http-2026-12-07.md`,
+/// section 8). Beside others it goes to the blocking pool, so that calls queued for the writer
+/// never hold the workers. (Another process writing the same file can still keep a lone write
+/// waiting, up to the store's busy timeout, on one worker.)
+enum StoreCall {
+    Alone(CallGuard),
+    Beside(CallGuard),
+}
+
+struct CallGuard(Arc<std::sync::atomic::AtomicUsize>);
+
+impl StoreCall {
+    fn start(calls: &Arc<std::sync::atomic::AtomicUsize>, local: bool) -> StoreCall {
+        use std::sync::atomic::Ordering;
+        let guard = CallGuard(calls.clone());
+        if local
+            && calls
+                .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        {
+            return StoreCall::Alone(guard);
+        }
+        calls.fetch_add(1, Ordering::AcqRel);
+        StoreCall::Beside(guard)
+    }
+}
+
+impl Drop for CallGuard {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 

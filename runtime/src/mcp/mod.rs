@@ -38,10 +38,12 @@ pub struct ServerOptions {
     pub custom_tools: Vec<CustomTool>,
     /// Multi-user mode (`--multi-user`): the accounts; `None` is single-user mode.
     pub accounts: Option<std::sync::Arc<crate::accounts::Accounts>>,
-    /// Reads of one instance (`instance_get`, `*_get`) run on the async worker that received
-    /// them instead of the blocking pool: for a store that reads local files (SQLite), never
-    /// one that waits on a network (PostgreSQL).
-    pub inline_reads: bool,
+    /// The store reads and writes local files (SQLite), never a network (PostgreSQL): reads of
+    /// one instance (`instance_get`, `*_get`), and any engine call that finds no other under
+    /// way, run on the async worker that received them instead of the blocking pool (its two
+    /// thread switches cost more than such a call). A call that may wait on another, as writes
+    /// queued for the writer do, goes to the blocking pool.
+    pub local_store: bool,
 }
 
 impl Default for ServerOptions {
@@ -54,7 +56,7 @@ impl Default for ServerOptions {
             server_version: env!("CARGO_PKG_VERSION").to_string(),
             custom_tools: Vec::new(),
             accounts: None,
-            inline_reads: true,
+            local_store: true,
         }
     }
 }
