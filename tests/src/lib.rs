@@ -200,9 +200,22 @@ impl HttpServer {
             .expect("handshake")
     }
 
-    /// One raw HTTP/1.1 POST to /mcp: (status, body).
+    /// One raw HTTP/1.1 POST to /mcp: (status, body). A refused connection is retried for a
+    /// few seconds and then reported with the server process's state: CI saw a connection
+    /// refused by a server that had logged it was listening, and nothing after it.
     pub fn post(&self, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-        raw_post(self.port, headers, body)
+        match connect_patiently(self.port) {
+            Ok(stream) => exchange(stream, self.port, headers, body),
+            Err(e) => {
+                let state = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+                    .ok()
+                    .and_then(|status| status.lines().find(|l| l.starts_with("State:")).map(str::to_string));
+                panic!(
+                    "connect to the server on port {}: {e}; its process: {state:?}",
+                    self.port
+                )
+            }
+        }
     }
 }
 
@@ -241,7 +254,25 @@ fn free_port() -> u16 {
 
 /// A POST with default MCP headers unless overridden; reads the whole response.
 pub fn raw_post(port: u16, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    let stream = connect_patiently(port).expect("connect");
+    exchange(stream, port, headers, body)
+}
+
+/// A connection to the port, a refused one retried for up to 5 s.
+fn connect_patiently(port: u16) -> std::io::Result<TcpStream> {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        match TcpStream::connect(("127.0.0.1", port)) {
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Sends the POST on `stream` and reads the whole response: (status, body).
+fn exchange(mut stream: TcpStream, port: u16, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
     stream.set_read_timeout(Some(Duration::from_secs(20))).ok();
     let mut head = format!(
         "POST /mcp HTTP/1.1\r\nContent-Length: {}\r\nConnection: close\r\n",
