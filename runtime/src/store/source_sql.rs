@@ -204,17 +204,7 @@ pub(crate) fn total_sql<'q>(sets: &[Set<'q>], driver: Option<usize>, dialect: Di
     {
         let mut params = Vec::new();
         let rows = set.rows(dialect, &mut params, Rows::Exact);
-        let checks: Vec<String> = sets
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, set)| set.holds(dialect, &mut params, "m.node"))
-            .collect();
-        let filter = if checks.is_empty() {
-            String::new()
-        } else {
-            format!(" WHERE {}", checks.join(" AND "))
-        };
+        let filter = others_hold(sets, i, "m.node", dialect, &mut params);
         return (format!("SELECT COUNT(*) FROM ({rows}) AS m{filter}"), params);
     }
     let drive = driver.map_or(Drive::InOrder, Drive::Set);
@@ -243,22 +233,27 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
         return (sql, params);
     };
     let rows = first.rows(dialect, &mut params, Rows::Exact);
-    let checks: Vec<String> = sets
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i != driver)
-        .map(|(_, set)| set.holds(dialect, &mut params, "s.source"))
-        .collect();
-    let filter = if checks.is_empty() {
-        String::new()
-    } else {
-        format!(" WHERE {}", checks.join(" AND "))
-    };
+    let filter = others_hold(sets, driver, "s.source", dialect, &mut params);
     let sql = format!(
         "FROM ({rows}) AS m {} sources AS s ON s.perspective = {p1} AND s.source = m.node{filter}",
         dialect.join_matches
     );
     (sql, params)
+}
+
+/// ` WHERE …`: that every set but `sets[driver]` holds `node`; nothing when there is no other.
+fn others_hold<'q>(sets: &[Set<'q>], driver: usize, node: &str, dialect: Dialect, params: &mut Vec<&'q str>) -> String {
+    let checks: Vec<String> = sets
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != driver)
+        .map(|(_, set)| set.holds(dialect, params, node))
+        .collect();
+    if checks.is_empty() {
+        String::new()
+    } else {
+        format!(" WHERE {}", checks.join(" AND "))
+    }
 }
 
 fn order_by(order: Order) -> String {

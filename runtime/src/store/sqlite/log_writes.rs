@@ -153,10 +153,10 @@ unsafe fn methods(log: *mut LogFile) -> &'static ffi::sqlite3_io_methods {
 unsafe fn write_gathered(log: *mut LogFile) -> c_int {
     // SAFETY: `log` is a file `open` initialised and SQLite has not closed.
     unsafe {
-        let log = &mut *log;
-        let Some(write) = (*(*log.inner).pMethods).xWrite else {
+        let Some(write) = methods(log).xWrite else {
             return ffi::SQLITE_IOERR_WRITE;
         };
+        let log = &mut *log;
         let mut rc = ffi::SQLITE_OK;
         let mut at = log.at;
         for piece in log.gathered.chunks(MOST_PER_WRITE) {
@@ -176,7 +176,7 @@ unsafe fn write_gathered(log: *mut LogFile) -> c_int {
     }
 }
 
-/// Writes the gathered writes, then runs `then` on the inner file.
+/// Writes the gathered writes, then calls the inner file's `$method` with the arguments.
 macro_rules! after_gathered {
     ($log:expr, $method:ident, $($arg:expr),*) => {{
         let log = $log.cast::<LogFile>();
@@ -209,8 +209,7 @@ unsafe extern "C" fn log_write(file: *mut ffi::sqlite3_file, data: *const c_void
             if rc != ffi::SQLITE_OK {
                 return rc;
             }
-            let state = &mut *log;
-            state.at = offset;
+            (*log).at = offset;
         }
         let state = &mut *log;
         state.gathered.extend_from_slice(bytes);
