@@ -6,9 +6,10 @@
 //! to a cap ([`count_sql`]) and drives from the smallest ([`pick_driver`]), so a filter matching
 //! 100 of a million sources reads about 100 rows, whatever the class marker matches.
 //!
-//! A set is counted as a superset: a condition asking for the last link of a scalar
-//! ([`KeyCondition::last`]) is counted without that probe, which costs more than the count it
-//! refines (the count only picks the driver and the way of paging). A page driven from a set
+//! A set is counted as a superset: by its links rather than its distinct sources, and a
+//! condition asking for the last link of a scalar ([`KeyCondition::last`]) without that probe,
+//! which costs more than the count it refines (the count only picks the driver and the way of
+//! paging). A page driven from a set
 //! under the cap reads every match once, in order, and takes the page and the total from them.
 //!
 //! Every value from a caller is a bound parameter; only fixed SQL text (and the cap, a number)
@@ -290,10 +291,12 @@ fn bind_all<'q>(dialect: Dialect, params: &mut Vec<&'q str>, values: impl IntoIt
 /// Which rows [`Set::rows`] selects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rows {
-    /// The set's sources.
+    /// The set's sources, each once.
     Exact,
-    /// Its sources and perhaps more: a key condition without its probe for a later link, to
-    /// count cheaply.
+    /// Its sources and perhaps more, to count cheaply: one row per link (a source with two links
+    /// of the set is two rows), and a key condition without its probe for a later link. Only
+    /// ever counted, to pick a driver and the way of paging, never answered: dropping the
+    /// `DISTINCT` took a third off counting 1,000 rows.
     Superset,
 }
 
@@ -306,7 +309,8 @@ impl<'q> Set<'q> {
                 let predicate = bind(d, params, predicate);
                 let target = bind(d, params, target);
                 format!(
-                    "SELECT DISTINCT source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
+                    "SELECT {}source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
+                    rows.distinct(),
                     d.target_equals(&target, true)
                 )
             }
@@ -315,8 +319,12 @@ impl<'q> Set<'q> {
                     .iter()
                     .map(|(predicate, target)| Set::Link(predicate, target).rows(d, params, rows))
                     .collect();
+                let union = match rows {
+                    Rows::Exact => " UNION ",
+                    Rows::Superset => " UNION ALL ",
+                };
                 // PostgreSQL before 16 wants a name for every subquery in FROM.
-                format!("SELECT node FROM ({}) AS any_of", alternatives.join(" UNION "))
+                format!("SELECT node FROM ({}) AS any_of", alternatives.join(union))
             }
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
@@ -332,8 +340,12 @@ impl<'q> Set<'q> {
                     .iter()
                     .map(|key_match| format!("{head} AND {key_match}{last}"))
                     .collect();
+                let distinct = match rows {
+                    Rows::Exact if alternatives.len() == 1 && one_link_per_source(condition) => "",
+                    _ => rows.distinct(),
+                };
                 format!(
-                    "SELECT DISTINCT node FROM ({}) AS keyed",
+                    "SELECT {distinct}node FROM ({}) AS keyed",
                     alternatives.join(" UNION ALL ")
                 )
             }
@@ -341,8 +353,9 @@ impl<'q> Set<'q> {
                 let parent = bind(d, params, parent);
                 let has_child = bind(d, params, HAS_CHILD);
                 format!(
-                    "SELECT DISTINCT target AS node FROM links WHERE perspective = {p1} AND source = {parent} \
-                     AND predicate = {has_child}"
+                    "SELECT {}target AS node FROM links WHERE perspective = {p1} AND source = {parent} \
+                     AND predicate = {has_child}",
+                    rows.distinct()
                 )
             }
             Set::Among(among) => {
@@ -404,6 +417,34 @@ impl<'q> Set<'q> {
             }
         }
     }
+}
+
+impl Rows {
+    /// `DISTINCT ` where each source is one row.
+    fn distinct(self) -> &'static str {
+        match self {
+            Rows::Exact => "DISTINCT ",
+            Rows::Superset => "",
+        }
+    }
+}
+
+/// Whether at most one link of a source meets `condition` by one of its keys or ranges (so a
+/// `DISTINCT` over them would only cost: half the time of reading 1,000 matches): it asks for
+/// the last link, and every key it looks for is one of those counted in finding the last. Two
+/// links of a source that both match are then both counted, and the earlier is not the last.
+fn one_link_per_source(condition: &KeyCondition) -> bool {
+    let Some(counted) = &condition.last else {
+        return false;
+    };
+    let is_counted = |low: &str, high: &str| {
+        counted.is_empty()
+            || counted
+                .iter()
+                .any(|range| range.low.as_str() <= low && high <= range.high.as_str())
+    };
+    condition.keys.iter().all(|key| is_counted(key, key))
+        && condition.ranges.iter().all(|range| is_counted(&range.low, &range.high))
 }
 
 /// `value_key IN (…)` and `value_key BETWEEN … AND …`: each way a link of `k` meets `condition`.
@@ -540,6 +581,44 @@ mod tests {
         assert!(super::sets(&no_keys).is_none());
     }
 
+    #[test]
+    fn the_last_link_is_one_per_source_when_every_key_it_looks_for_is_counted() {
+        let range = |low: &str, high: &str| KeyRange {
+            low: low.into(),
+            high: high.into(),
+        };
+        let condition = |keys: &[&str], ranges: Vec<KeyRange>, last: Option<Vec<KeyRange>>| KeyCondition {
+            predicate: "p".into(),
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+            ranges,
+            last,
+        };
+        // Every link counted: only the last matches.
+        assert!(one_link_per_source(&condition(&["s:done"], vec![], Some(vec![]))));
+        // Numbers counted: a number key, and a range within them.
+        let numbers = || Some(vec![range("n:", "n;")]);
+        assert!(one_link_per_source(&condition(&["n:3"], vec![], numbers())));
+        assert!(one_link_per_source(&condition(
+            &[],
+            vec![range("n:1", "n:5")],
+            numbers()
+        )));
+        // A key that is not counted: an earlier link with it may be last among the counted,
+        // and a later one too.
+        assert!(!one_link_per_source(&condition(&["n:3", "s:3"], vec![], numbers())));
+        assert!(!one_link_per_source(&condition(&[], vec![range("a", "z")], numbers())));
+        // A collection's every item.
+        assert!(!one_link_per_source(&condition(&["s:done"], vec![], None)));
+        // Keys and a range are two alternatives: a link may meet both, and the read stays distinct.
+        let both = condition(&["n:3"], vec![range("n:1", "n:5")], numbers());
+        let query = SourceQuery {
+            keyed: vec![both],
+            ..Default::default()
+        };
+        let sets = sets(&query).unwrap();
+        assert!(sources_sql(&sets, 0, Order::OldestFirst, SQLITE).0.contains("DISTINCT"));
+    }
+
     /// What `page` asks of a store, given each set's size: the statements it runs, in order.
     fn statements_of_a_page(
         sizes: [u64; 2],
@@ -582,9 +661,12 @@ mod tests {
     #[test]
     fn a_small_driver_gives_the_page_and_the_total_in_one_read() {
         let (ran, (page, total)) = statements_of_a_page([1_000, 100_000], 1_000, (200, 100));
-        // Two counts (the keyed set without its probe for a later link), then one read of every match.
+        // Two counts (the keyed set without its probe for a later link, and both by rows, not
+        // distinct sources), then one read of every match; the last link of a scalar is one per
+        // source, so the read needs no DISTINCT either.
         assert_eq!(ran.len(), 3, "{ran:#?}");
         assert!(!ran[0].contains("later"), "{}", ran[0]);
+        assert!(ran.iter().all(|sql| !sql.contains("DISTINCT")), "{ran:#?}");
         assert!(ran[2].contains("later") && !ran[2].contains(" LIMIT "), "{}", ran[2]);
         assert_eq!(
             (page.first().map(String::as_str), page.len(), total),
@@ -602,7 +684,7 @@ mod tests {
         // The total is driven from the smallest set (the keyed one), not walked over every source,
         // and its rows, sources of links, are counted without reading `sources`.
         assert!(
-            ran[3].starts_with("SELECT COUNT(*) FROM (SELECT DISTINCT node") && !ran[3].contains("sources"),
+            ran[3].starts_with("SELECT COUNT(*) FROM (SELECT node") && !ran[3].contains("sources"),
             "{}",
             ran[3]
         );
