@@ -255,7 +255,8 @@ const RANDOM_SEEDS: u64 = 8;
 const RANDOM_QUERIES: usize = 150;
 
 /// The differential test: on random data (foreign spellings, overwritten scalars, removed links,
-/// collections, nodes that are not Tasks), random filters, orders and pages answer exactly as
+/// collections, nodes that are not Tasks, writes from a clock that stepped back, writes taken
+/// back), random filters, orders and pages answer exactly as
 /// with the pushdown off. Every fourth data set has more Tasks than the bulk threshold, so the
 /// full scan reads a property at a time over the perspective.
 #[test]
@@ -279,12 +280,19 @@ fn random_filters_answer_as_the_full_scan() {
             }
             ids.push(node);
         }
-        // Later writes over earlier ones: last write wins.
+        // Later writes over earlier ones: last write wins. Now and then the clock steps back,
+        // and the write is the earlier one.
         for _ in 0..nodes / 3 {
-            s.clock.advance(1);
+            s.clock.advance(if rng.chance(10) { -5 } else { 1 });
             let node = rng.pick(&ids).clone();
             let commands = random::commands(&mut rng, false);
             s.engine.execute_commands(&p, &node, &commands, None).unwrap();
+            // Now and then taken back: the values before it are the last again.
+            if rng.chance(20) {
+                s.engine
+                    .execute_commands(&p, &node, &random::undo(&commands), None)
+                    .unwrap();
+            }
         }
         let naive = s.engine.without_pushdown();
         let mut answered = 0;

@@ -24,6 +24,9 @@ pub(crate) struct Dialect {
     pub(crate) order_index: &'static str,
     /// After `FROM links AS later` in the probe for a later link of one source and predicate.
     pub(crate) later_index: &'static str,
+    /// Whether `links` keeps the `superseded` flag (SQLite's schema version 7), which spares a
+    /// link without a later one the probe. PostgreSQL's schema does not have it (yet).
+    pub(crate) superseded_flag: bool,
 }
 
 /// How the indexes of `links` find a link by its target.
@@ -50,6 +53,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     key_index: " INDEXED BY links_predicate_value",
     order_index: " INDEXED BY sources_first",
     later_index: " INDEXED BY links_source_predicate",
+    superseded_flag: true,
 };
 
 /// PostgreSQL: no `CROSS JOIN ... ON` (its planner picks the join order itself). A btree entry
@@ -62,6 +66,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     key_index: "",
     order_index: "",
     later_index: "",
+    superseded_flag: false,
 };
 
 impl Dialect {

@@ -154,6 +154,17 @@ pub fn commands(rng: &mut Rng, task: bool) -> Vec<Value> {
     commands
 }
 
+/// Removes every link `commands` added (every copy of each exact link).
+pub fn undo(commands: &[Value]) -> Vec<Value> {
+    commands
+        .iter()
+        .filter(|command| command["action"] == "addLink")
+        .map(|command| {
+            json!({ "action": "removeLink", "source": "this", "predicate": command["predicate"], "target": command["target"] })
+        })
+        .collect()
+}
+
 fn rng_number(rng: &mut Rng) -> &'static str {
     NUMBERS[rng.below(NUMBERS.len())]
 }

@@ -11,6 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::conn::BUSY_TIMEOUT;
 use super::queries::{self, pattern_clause, with_perspective};
+use super::superseded;
 use crate::store::redaction::{self, ByTransaction, Redacted, StoredTransaction};
 use crate::store::{AuthorKey, Erased, LinkPattern, Perspective, StoreError, WalState};
 
@@ -60,15 +61,17 @@ pub(super) fn erase_links(
     patterns: &[LinkPattern<'_>],
 ) -> Result<Erased, StoreError> {
     let id = queries::perspective_id(conn, perspective)?;
-    // link id → (transaction, source, hash); a link matching several patterns once.
-    let mut doomed: BTreeMap<i64, (i64, String, Vec<u8>)> = BTreeMap::new();
+    // link id → (transaction, source, hash, predicate); a link matching several patterns once.
+    let mut doomed: BTreeMap<i64, (i64, String, Vec<u8>, String)> = BTreeMap::new();
     for pattern in patterns {
         let (clause, values) = pattern_clause(pattern);
         let params = with_perspective(&id, &values);
-        let mut stmt = conn.prepare(&format!("SELECT id, tx, source, hash FROM links WHERE {clause}"))?;
+        let mut stmt = conn.prepare(&format!(
+            "SELECT id, tx, source, hash, predicate FROM links WHERE {clause}"
+        ))?;
         let mut rows = stmt.query(&*params)?;
         while let Some(row) = rows.next()? {
-            doomed.insert(row.get(0)?, (row.get(1)?, row.get(2)?, row.get(3)?));
+            doomed.insert(row.get(0)?, (row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?));
         }
     }
     let mut erased = Erased::default();
@@ -76,14 +79,21 @@ pub(super) fn erase_links(
     for link in doomed.keys() {
         erased.links += delete.execute([link])? as u64;
     }
-    let sources: BTreeSet<&str> = doomed.values().map(|(_, source, _)| source.as_str()).collect();
+    let pairs: BTreeSet<(&str, &str)> = doomed
+        .values()
+        .map(|(_, source, _, predicate)| (source.as_str(), predicate.as_str()))
+        .collect();
+    for pair in pairs {
+        superseded::after_removal(conn, id, pair)?;
+    }
+    let sources: BTreeSet<&str> = doomed.values().map(|(_, source, _, _)| source.as_str()).collect();
     for source in sources {
         if refresh_source(conn, id, source)? {
             erased.index_entries += 1;
         }
     }
     let mut by_tx = ByTransaction::new();
-    for (tx, _, hash) in doomed.into_values() {
+    for (tx, _, hash, _) in doomed.into_values() {
         by_tx.entry(tx).or_default().insert(hash);
     }
     redact(conn, key, &by_tx, &mut erased)?;

@@ -18,6 +18,7 @@ mod erase;
 mod log_writes;
 mod queries;
 mod schema;
+mod superseded;
 #[cfg(test)]
 mod tests;
 mod tx;

@@ -43,13 +43,14 @@ pub(super) fn pattern_clause<'p>(pattern: &LinkPattern<'p>) -> (String, Vec<&'p 
     sql::pattern_clause(pattern, SQLITE)
 }
 
-/// Removes the links `clause` ([`pattern_clause`]) matches and returns the source of each, as
+/// Removes the links `clause` ([`pattern_clause`]) matches and returns the source and predicate
+/// of each (the source as
 /// PostgreSQL's store does: one statement, planned as the `DELETE` it is. Read first with
 /// `SELECT DISTINCT source`, a removal by target alone (instance_remove's links into the
 /// instance) walked `links_source_predicate` over the whole perspective, which covers `source`,
 /// rather than seek `links_target`: 19 ms at 300,000 links against 0.3 ms.
 pub(super) fn remove_links_sql(clause: &str) -> String {
-    format!("DELETE FROM links WHERE {clause} RETURNING source")
+    format!("DELETE FROM links WHERE {clause} RETURNING source, predicate")
 }
 
 /// The perspective's row id, then `values`: the parameters of a built statement.

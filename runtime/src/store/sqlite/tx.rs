@@ -10,7 +10,7 @@ use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
 use super::queries::{self, pattern_clause, with_perspective};
-use super::{changes, erase};
+use super::{changes, erase, superseded};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
 use crate::store::{
@@ -86,8 +86,10 @@ pub(super) struct SqliteWriteTx<'a> {
     perspective_ids: HashMap<String, i64>,
     /// Sources whose `sources` row this transaction has set: its links share one timestamp and
     /// take rising seqs, so after a source's first link here the row cannot change again
-    /// (until a removal refreshes it).
-    sources_set: HashSet<(i64, String)>,
+    /// (until a removal refreshes it). With the predicates of its links here when the source
+    /// had none before (its row is new): the first link of each predicate is then the last one
+    /// there is, and no `superseded` flag needs writing ([`superseded`]).
+    sources_set: HashMap<(i64, String), Option<HashSet<String>>>,
     committed: bool,
 }
 
@@ -109,7 +111,7 @@ impl<'a> SqliteWriteTx<'a> {
             feed,
             touched: Touched::default(),
             perspective_ids: HashMap::new(),
-            sources_set: HashSet::new(),
+            sources_set: HashMap::new(),
             committed: false,
         })
     }
@@ -165,6 +167,29 @@ impl<'a> SqliteWriteTx<'a> {
         };
         self.next_seq = Some(seq + 1);
         Ok(seq)
+    }
+
+    /// Sets the `sources` row of `source` for its link (`timestamp`, `seq`): a new row, or an
+    /// earlier first link for the row there, should a clock ever step back. Whether the row is
+    /// new, which is whether the source had no link before.
+    fn set_source_row(&self, perspective: i64, source: &str, timestamp: i64, seq: i64) -> Result<bool, StoreError> {
+        let new = self
+            .conn
+            .prepare_cached(
+                "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
+                 ON CONFLICT (perspective, source) DO NOTHING",
+            )?
+            .execute((perspective, source, timestamp, seq))?
+            == 1;
+        if !new {
+            self.conn
+                .prepare_cached(
+                    "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2 \
+                     AND (?3, ?4) < (first_ts, first_seq)",
+                )?
+                .execute((perspective, source, timestamp, seq))?;
+        }
+        Ok(new)
     }
 
     /// Sets or deletes the `sources` row of `source` from its remaining links.
@@ -310,13 +335,19 @@ impl WriteTx for SqliteWriteTx<'_> {
                 &hash[..],
                 value_key::key(&link.target),
             ))?;
-        // Keeps the earliest (timestamp, seq), should a clock ever step back.
-        if self.sources_set.insert((id, link.source.clone())) {
-            self.conn.prepare_cached(
-                "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
-                 WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)")?.execute((id, &link.source, link.timestamp, seq),
-            )?;
+        let flags_known = match self.sources_set.get_mut(&(id, link.source.clone())) {
+            Some(fresh) => fresh
+                .as_mut()
+                .is_some_and(|predicates| predicates.insert(link.predicate.clone())),
+            None => {
+                let fresh = self.set_source_row(id, &link.source, link.timestamp, seq)?;
+                let predicates = fresh.then(|| HashSet::from([link.predicate.clone()]));
+                self.sources_set.insert((id, link.source.clone()), predicates);
+                fresh
+            }
+        };
+        if !flags_known {
+            superseded::after_insert(&self.conn, id, (&link.source, &link.predicate), link.timestamp, seq)?;
         }
         self.signer.signed(&hash);
         self.touched.add(perspective, &link.source);
@@ -327,12 +358,17 @@ impl WriteTx for SqliteWriteTx<'_> {
         let id = queries::perspective_id(&self.conn, perspective)?;
         let (clause, values) = pattern_clause(&pattern);
         let params = with_perspective(&id, &values);
-        // One row per removed link: its source.
-        let removed: Vec<String> = {
+        // One row per removed link: its source and predicate.
+        let removed: Vec<(String, String)> = {
             let mut stmt = self.conn.prepare_cached(&queries::remove_links_sql(&clause))?;
-            stmt.query_map(&*params, |row| row.get(0))?.collect::<Result<_, _>>()?
+            stmt.query_map(&*params, |row| Ok((row.get(0)?, row.get(1)?)))?
+                .collect::<Result<_, _>>()?
         };
-        let sources: BTreeSet<&String> = removed.iter().collect();
+        let pairs: BTreeSet<(&str, &str)> = removed.iter().map(|(s, p)| (s.as_str(), p.as_str())).collect();
+        for &pair in &pairs {
+            superseded::after_removal(&self.conn, id, pair)?;
+        }
+        let sources: BTreeSet<&String> = removed.iter().map(|(source, _)| source).collect();
         for &source in &sources {
             self.refresh_source(id, source)?;
             self.sources_set.remove(&(id, source.clone()));

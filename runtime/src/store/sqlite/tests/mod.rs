@@ -75,8 +75,13 @@ impl TestStore for SqliteStore {
     }
 }
 
-/// Takes a store of schema version 6 back to version 5's indexes (and nothing more).
-const UNDO_V6: &str = "DROP INDEX links_predicate_value; \
+/// Takes a store of schema version 7 back to version 6 (the index by predicate and value
+/// without the `superseded` flag, and no flag).
+const UNDO_V7: &str = "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
+    CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source);";
+
+/// Takes a store of schema version 7 back to version 5's indexes (and nothing more).
+const UNDO_V6: &str = "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
     CREATE INDEX links_predicate_target ON links(perspective, predicate, target, source); \
     CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);";
 

@@ -84,6 +84,15 @@ fn queries_use_indexes() {
         ));
         statements.push(crate::store::sqlite::queries::remove_links_sql(&clause));
     }
+    // What keeps the `superseded` flag: each reads the links of one source and predicate.
+    statements.extend(
+        [
+            super::superseded::SUPERSEDE_EARLIER,
+            super::superseded::SUPERSEDE_ITSELF,
+            super::superseded::RESTORE_LAST,
+        ]
+        .map(str::to_string),
+    );
     let mut later_probes = 0;
     for sql in statements {
         let plan = plan(&conn, &sql);
@@ -227,5 +236,112 @@ fn a_version_5_database_migrates_to_one_index_by_predicate_and_value() {
         .unwrap();
     assert_eq!(old, 0);
     drop(conn);
+    assert!(store.verify().unwrap().failures.is_empty());
+}
+
+/// How many links have a `superseded` flag other than its definition: whether a later link (by
+/// timestamp, then seq) of the same source and predicate is there.
+fn wrong_flags(store: &SqliteStore) -> i64 {
+    lock_writer(store)
+        .query_row(
+            "SELECT COUNT(*) FROM links WHERE superseded <> EXISTS (SELECT 1 FROM links AS later \
+             WHERE later.perspective = links.perspective AND later.source = links.source \
+             AND later.predicate = links.predicate AND (later.timestamp, later.id) > (links.timestamp, links.id))",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap()
+}
+
+/// The targets of the links of `source` and `predicate` that are not superseded.
+fn last_targets(store: &SqliteStore, source: &str, predicate: &str) -> Vec<String> {
+    let conn = lock_writer(store);
+    let mut stmt = conn
+        .prepare("SELECT target FROM links WHERE source = ?1 AND predicate = ?2 AND superseded = 0 ORDER BY id")
+        .unwrap();
+    stmt.query_map([source, predicate], |row| row.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// Every write keeps `links.superseded` true to its definition: a new source's links (two of one
+/// predicate in one transaction), an overwrite, a clock that stepped back (the new link is the
+/// earlier), a removal of the last link, an erasure.
+#[test]
+fn the_superseded_flag_follows_every_write() {
+    let clock = clock();
+    let store = SqliteStore::open_in_memory(clock.clone()).unwrap();
+    let check = |step: &str, last_of_a: &[&str]| {
+        assert_eq!(wrong_flags(&store), 0, "{step}");
+        assert_eq!(last_targets(&store, "a", "p"), last_of_a, "{step}");
+    };
+    seed(&store, &[("a", "p", "1"), ("a", "q", "x"), ("a", "p", "2")]);
+    check("a new source", &["2"]);
+    clock.advance(10);
+    add(&store, &[("a", "p", "3"), ("b", "p", "1")]);
+    check("an overwrite", &["3"]);
+    clock.advance(-100);
+    add(&store, &[("a", "p", "0"), ("b", "q", "y")]);
+    check("a clock that stepped back", &["3"]);
+    let remove = |target: &str| {
+        let mut tx = store.write().unwrap();
+        let pattern = LinkPattern {
+            source: Some("a"),
+            predicate: Some("p"),
+            target: Some(target),
+        };
+        tx.remove_links(P, pattern).unwrap();
+        tx.commit().unwrap();
+    };
+    remove("3");
+    check("the last removed", &["2"]);
+    remove("1");
+    check("an earlier one removed", &["2"]);
+    let mut tx = store.write().unwrap();
+    let pattern = LinkPattern {
+        source: Some("a"),
+        predicate: Some("p"),
+        target: Some("2"),
+    };
+    tx.erase_links(P, &[pattern]).unwrap();
+    tx.commit_erasure().unwrap();
+    check("the last erased", &["0"]);
+    // Removed and added again in one transaction.
+    let mut tx = store.write().unwrap();
+    let all_of_a = LinkPattern {
+        source: Some("a"),
+        ..LinkPattern::default()
+    };
+    tx.remove_links(P, all_of_a).unwrap();
+    for target in ["4", "5"] {
+        tx.add_link(P, crate::store::tests::new_link("a", "p", target)).unwrap();
+    }
+    tx.commit().unwrap();
+    check("removed and written again", &["5"]);
+}
+
+/// A version-6 database (no flag) migrates to version 7 with every superseded link flagged.
+#[test]
+fn a_version_6_database_flags_its_superseded_links() {
+    let dir = TempDir::new();
+    let path = dir.0.join("store.db");
+    let clock = clock();
+    {
+        let store = SqliteStore::open(&path, clock.clone()).unwrap();
+        seed(&store, &[("a", "p", "1"), ("a", "q", "x"), ("b", "p", "1")]);
+        clock.advance(10);
+        add(&store, &[("a", "p", "2"), ("a", "p", "3")]);
+        store.execute_sql(&format!(
+            "{UNDO_V7} UPDATE meta SET value = 6 WHERE key = 'schema_version';"
+        ));
+    }
+    let store = SqliteStore::open(&path, clock).unwrap();
+    assert_eq!(wrong_flags(&store), 0);
+    assert_eq!(last_targets(&store, "a", "p"), ["3"]);
+    let superseded: i64 = lock_writer(&store)
+        .query_row("SELECT COUNT(*) FROM links WHERE superseded = 1", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(superseded, 2);
     assert!(store.verify().unwrap().failures.is_empty());
 }
