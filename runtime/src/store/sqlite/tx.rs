@@ -169,6 +169,22 @@ impl<'a> SqliteWriteTx<'a> {
         Ok(seq)
     }
 
+    /// Whether `link` (just written) is the first of its predicate on a source that had no link
+    /// before this transaction: then it is the last of its predicate there is, and supersedes
+    /// none. Sets the source's `sources` row with its first link here.
+    fn first_of_its_predicate_on_a_new_source(&mut self, perspective: i64, link: &Link) -> Result<bool, StoreError> {
+        let key = (perspective, link.source.clone());
+        if let Some(new_source) = self.sources_set.get_mut(&key) {
+            return Ok(new_source
+                .as_mut()
+                .is_some_and(|predicates| predicates.insert(link.predicate.clone())));
+        }
+        let new = self.set_source_row(perspective, &link.source, link.timestamp, link.seq)?;
+        let predicates = new.then(|| HashSet::from([link.predicate.clone()]));
+        self.sources_set.insert(key, predicates);
+        Ok(new)
+    }
+
     /// Sets the `sources` row of `source` for its link (`timestamp`, `seq`): a new row, or an
     /// earlier first link for the row there, should a clock ever step back. Whether the row is
     /// new, which is whether the source had no link before.
@@ -335,18 +351,7 @@ impl WriteTx for SqliteWriteTx<'_> {
                 &hash[..],
                 value_key::key(&link.target),
             ))?;
-        let flags_known = match self.sources_set.get_mut(&(id, link.source.clone())) {
-            Some(fresh) => fresh
-                .as_mut()
-                .is_some_and(|predicates| predicates.insert(link.predicate.clone())),
-            None => {
-                let fresh = self.set_source_row(id, &link.source, link.timestamp, seq)?;
-                let predicates = fresh.then(|| HashSet::from([link.predicate.clone()]));
-                self.sources_set.insert((id, link.source.clone()), predicates);
-                fresh
-            }
-        };
-        if !flags_known {
+        if !self.first_of_its_predicate_on_a_new_source(id, &link)? {
             superseded::after_insert(&self.conn, id, (&link.source, &link.predicate), link.timestamp, seq)?;
         }
         self.signer.signed(&hash);
