@@ -24,6 +24,9 @@
 //! - **Change log.** A commit writes its rows (see `crate::store::changes`) under the advisory
 //!   locks it holds, so positions follow commit order per perspective, and `NOTIFY`s the
 //!   changes channel; `watch_changes` hears every node's commits.
+//! - **Statistics.** Each node runs `ANALYZE` in the background once its commits changed a tenth
+//!   of the links (at least 1,000), rather than leave fresh data to autovacuum's next round: the
+//!   planner needs them to drive a filter from its smallest set (see [`statistics`]).
 //! - **Erasure.** Rows are deleted and signed lists redacted as in SQLite; PostgreSQL keeps its
 //!   own log and free space (`WalState::ServerManaged`, see [`erase`]).
 //! - **Limits.** PostgreSQL text cannot hold U+0000: a value with it is refused (an error). A
@@ -40,6 +43,7 @@ mod events;
 mod pool;
 mod queries;
 mod schema;
+mod statistics;
 #[cfg(test)]
 mod tests;
 mod tx;
@@ -56,6 +60,7 @@ pub use schema::SCHEMA_VERSION;
 use client::{PgClient, Session, get, parse_url};
 use pool::{Background, Pool};
 use schema::{Scope, check_schema_name};
+use statistics::Statistics;
 use tx::{PgReadTx, PgWriteTx};
 use watch::{Listen, Watch};
 
@@ -75,6 +80,8 @@ pub struct PostgresStore {
     /// The change log's labeller, and the connection that listens for its growth.
     feed: Feed,
     watch_changes: Watch,
+    /// Counts the links written, and runs `ANALYZE` when a tenth of the table changed.
+    statistics: Statistics,
     /// Last: the runtime shuts down after the connections above are dropped.
     background: Background,
 }
@@ -103,18 +110,20 @@ impl PostgresStore {
             search_path: schema.map(|schema| format!("\"{schema}\"")),
         };
         let pool = Pool::new(config.clone(), session.clone(), background.handle().clone());
-        let (scope, key) = {
+        let (scope, key, rows) = {
             let mut conn = pool.take()?;
             let migrated = current_schema(&conn, schema).and_then(|name| {
                 let scope = Scope::new(&name);
                 let key = schema::migrate(&conn, &scope, schema.is_some())?;
-                Ok((scope, key))
+                let rows = get::<i64>(&conn.query_one(statistics::ROWS_OF_LINKS, &[])?, 0)?;
+                Ok((scope, key, u64::try_from(rows).unwrap_or(0)))
             });
             if migrated.is_err() {
                 conn.end();
             }
             migrated?
         };
+        let statistics = Statistics::new(config.clone(), session.clone(), background.handle().clone(), rows);
         Ok(PostgresStore {
             pool,
             scope,
@@ -124,6 +133,7 @@ impl PostgresStore {
             watch: Watch::default(),
             feed: Feed::default(),
             watch_changes: Watch::default(),
+            statistics,
             background,
         })
     }
@@ -169,7 +179,7 @@ impl LinkStore for PostgresStore {
     fn write_as<'a>(&'a self, author: &'a AuthorKey) -> Result<Box<dyn WriteTx + 'a>, StoreError> {
         Ok(Box::new(PgWriteTx::begin(
             &self.pool,
-            (&self.scope, &self.feed),
+            (&self.scope, &self.feed, &self.statistics),
             author,
             self.clock.now_micros(),
         )?))

@@ -34,6 +34,7 @@ use super::client::get;
 use super::pool::{Pool, Pooled};
 use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
 use super::schema::Scope;
+use super::statistics::Statistics;
 use super::{changes, erase};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
@@ -116,13 +117,16 @@ pub(super) struct PgWriteTx<'a> {
     /// The change log: its labeller, and the sources this transaction touched.
     feed: &'a Feed,
     touched: Touched,
+    /// Links added and removed, told to `statistics` on commit.
+    changed: u64,
+    statistics: &'a Statistics,
     committed: bool,
 }
 
 impl<'a> PgWriteTx<'a> {
     pub fn begin(
         pool: &'a Pool,
-        (scope, feed): (&'a Scope, &'a Feed),
+        (scope, feed, statistics): (&'a Scope, &'a Feed, &'a Statistics),
         key: &'a AuthorKey,
         timestamp: i64,
     ) -> Result<Self, StoreError> {
@@ -135,6 +139,8 @@ impl<'a> PgWriteTx<'a> {
             known: Known::default(),
             feed,
             touched: Touched::default(),
+            changed: 0,
+            statistics,
             committed: false,
         })
     }
@@ -387,6 +393,7 @@ impl WriteTx for PgWriteTx<'_> {
         )?;
         self.signer.signed(&hash);
         self.touched.add(perspective, &link.source);
+        self.changed += 1;
         Ok(link)
     }
 
@@ -404,6 +411,7 @@ impl WriteTx for PgWriteTx<'_> {
         let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
         refresh_sources(&self.conn, id, &sources)?;
         self.touched.add_all(perspective, sources);
+        self.changed += removed.len() as u64;
         Ok(removed.len() as u64)
     }
 
@@ -440,6 +448,7 @@ impl WriteTx for PgWriteTx<'_> {
             self.conn.batch("COMMIT")?;
         }
         self.committed = true;
+        self.statistics.committed(self.changed);
         Ok(())
     }
 
@@ -448,6 +457,7 @@ impl WriteTx for PgWriteTx<'_> {
         let sources = sources_matching(&*self, perspective, patterns)?;
         let erased = erase::erase_links(&self.conn, self.key, id, patterns)?;
         self.touched.add_all(perspective, sources.iter().map(String::as_str));
+        self.changed += erased.links;
         Ok(erased)
     }
 
@@ -456,6 +466,7 @@ impl WriteTx for PgWriteTx<'_> {
         changes::erase_perspective(&self.conn, id)?;
         let erased = erase::erase_perspective(&self.conn, self.key, id)?;
         self.touched.erase(perspective);
+        self.changed += erased.links;
         self.known.set(perspective, None);
         self.notify_models_changed(perspective)?;
         Ok(erased)
@@ -475,6 +486,7 @@ impl WriteTx for PgWriteTx<'_> {
         self.record_changes(true)?;
         self.conn.batch("COMMIT")?;
         self.committed = true;
+        self.statistics.committed(self.changed);
         Ok(WalState::ServerManaged)
     }
 }

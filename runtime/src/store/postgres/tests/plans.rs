@@ -157,3 +157,37 @@ fn source_queries_are_never_prepared() {
         "{prepared:#?}"
     );
 }
+
+/// A bulk write is analyzed by the node that wrote it, in the background, rather than left to
+/// autovacuum's next round (`statistics`): the planner then knows the table it plans for.
+#[test]
+fn a_bulk_write_is_analyzed_without_waiting_for_autovacuum() {
+    let Some(fixture) = PgFixture::from_env() else { return };
+    let store = fixture.node("analyzed", clock());
+    let last_analyze = |store: &PostgresStore| {
+        let conn = store.pool.take().unwrap();
+        let row = conn
+            .query_one(
+                "SELECT last_analyze IS NOT NULL, (SELECT reltuples FROM pg_class WHERE oid = 'links'::regclass) \
+                 FROM pg_stat_user_tables WHERE relid = 'links'::regclass",
+                &[],
+            )
+            .unwrap();
+        (get::<bool>(&row, 0).unwrap(), get::<f32>(&row, 1).unwrap())
+    };
+    let sources: Vec<String> = (0..statistics::MIN_CHANGED).map(|i| format!("s{i}")).collect();
+    let links: Vec<(&str, &str, &str)> = sources.iter().map(|s| (s.as_str(), "p", "t")).collect();
+    seed(&store, &links[..10]);
+    assert!(!last_analyze(&store).0, "ten links are left to autovacuum");
+    seed(&store, &links[10..]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let (analyzed, rows) = loop {
+        let (analyzed, rows) = last_analyze(&store);
+        if analyzed || std::time::Instant::now() > deadline {
+            break (analyzed, rows);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(analyzed, "no ANALYZE ran within 30 s of writing {} links", links.len());
+    assert_eq!(rows, links.len() as f32);
+}
