@@ -2,8 +2,8 @@
 //! connection's I/O runs on the store's runtime, see [`pool`](super::pool)); a cache of prepared
 //! statements; errors as [`StoreError`]s; the session every connection sets first.
 //!
-//! **Pipelining.** A few calls send two statements before reading either answer (one round trip
-//! instead of two): the driver writes each request as it is polled, and the server runs them in
+//! **Pipelining.** A few calls send two statements or more before reading any answer (one round
+//! trip instead of one each): the driver writes each request as it is polled, and the server runs them in
 //! order, the second starting (and, under `READ COMMITTED`, taking its snapshot) only after the
 //! first is done. Should the first fail, the second fails too (the transaction is aborted) or,
 //! for a `COMMIT`, turns into a rollback: the caller gets the first error and nothing is kept.
@@ -184,6 +184,20 @@ impl PgClient {
         Ok((self.checked(a)?, self.checked(b)?))
     }
 
+    /// Runs `sql` once per parameter list, every execution sent before any answer is read: one
+    /// round trip for all (module docs). The first error, if any; PostgreSQL then refuses the
+    /// statements after it, the transaction having failed.
+    pub fn execute_each(&self, sql: &str, each: &[Vec<&(dyn ToSql + Sync)>]) -> Result<(), StoreError> {
+        let statement = self.statement(sql)?;
+        let done = block_on(futures::future::join_all(
+            each.iter().map(|params| self.client.execute(&statement, params)),
+        ));
+        for result in done {
+            self.checked(result)?;
+        }
+        Ok(())
+    }
+
     /// Runs `sql`, then the fixed statements `batch` (a `COMMIT`), in one round trip (module
     /// docs): the rows `sql` changed, or the first error.
     pub fn execute_then_batch(&self, sql: &str, params: &Params<'_>, batch: &str) -> Result<u64, StoreError> {
@@ -205,6 +219,13 @@ impl PgClient {
     /// Fixed SQL, no parameters, possibly several statements.
     pub fn batch(&self, sql: &str) -> Result<(), StoreError> {
         self.checked(block_on(self.client.batch_execute(sql)))
+    }
+
+    /// Fails the transaction on the client's word, as a failed statement would: `error` is
+    /// returned, and so is an error by the commit.
+    pub fn refuse(&self, error: StoreError) -> StoreError {
+        self.failed.set(true);
+        error
     }
 
     /// Starts a transaction with `sql` (a `BEGIN ...`).

@@ -50,6 +50,7 @@ mod tx;
 mod users;
 mod verify;
 mod watch;
+mod writes;
 
 use std::fmt;
 use std::sync::Arc;

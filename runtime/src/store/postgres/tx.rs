@@ -17,9 +17,19 @@
 //! be created or erased by anyone else until the writer ends (both take the lock); the writer's
 //! own `add_perspective` and `erase_perspective` update what it keeps.
 //!
-//! **Seqs.** Each link draws its seq just before it is written (its hash covers it), one per
-//! link, so that a committed transaction leaves no gap in the sequence; the first link of a
-//! transaction draws it in the statement that inserts the `transactions` row.
+//! **Seqs.** A link's seq is drawn before its hash is made (the hash covers it). The first link of
+//! a transaction draws it in the statement that inserts the `transactions` row; the others from
+//! blocks the transaction draws in one statement each, of 8 seqs, then twice as many each time
+//! (up to [`MOST_SEQS_AT_ONCE`](super::writes::MOST_SEQS_AT_ONCE)): 1,000 links take 8 round trips for their seqs, not 1,000. The
+//! seqs a transaction drew and did not use are a gap in the sequence, as a rolled back
+//! transaction's are; nothing reads seqs but to order links.
+//!
+//! **Links go out together.** `add_link` keeps the link's `INSERT` and sends the kept ones in one
+//! round trip ([`PgClient::execute_each`](super::client::PgClient::execute_each)) before anything
+//! that reads or writes links runs, when [`MOST_KEPT_LINKS`](super::writes::MOST_KEPT_LINKS) are kept, and at commit: a create of
+//! four links writes them in one round trip, an `execute_commands` of 1,000 links in four. A
+//! statement's error then comes from whichever call sent it; the transaction has failed either
+//! way, and commits nothing.
 //!
 //! A commit sends its signature (the `UPDATE` of its `transactions` row) and `COMMIT` in one round
 //! trip.
@@ -35,6 +45,7 @@ use super::pool::{Pool, Pooled};
 use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
 use super::schema::Scope;
 use super::statistics::Statistics;
+use super::writes::{Kept, KeptLink, Seqs};
 use super::{changes, erase};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
@@ -112,6 +123,10 @@ pub(super) struct PgWriteTx<'a> {
     signer: TransactionSigner<'a>,
     /// The `transactions` row, inserted with the first link.
     tx_id: Option<i64>,
+    /// Seqs drawn and not yet used (module docs).
+    seqs: Seqs,
+    /// Links added and not yet sent (module docs).
+    kept: Kept,
     /// The perspectives whose advisory lock this transaction holds: exactly those it knows.
     known: Known,
     /// The change log: its labeller, and the sources this transaction touched.
@@ -136,6 +151,8 @@ impl<'a> PgWriteTx<'a> {
             key,
             signer: TransactionSigner::new(key, timestamp),
             tx_id: None,
+            seqs: Seqs::default(),
+            kept: Kept::default(),
             known: Known::default(),
             feed,
             touched: Touched::default(),
@@ -145,8 +162,15 @@ impl<'a> PgWriteTx<'a> {
         })
     }
 
-    pub fn conn(&self) -> &Pooled<'a> {
-        &self.conn
+    /// The connection to read through, once the links kept are written.
+    fn reads(&self) -> Result<&Pooled<'a>, StoreError> {
+        self.send_kept()?;
+        Ok(&self.conn)
+    }
+
+    /// Sends the links kept, in one round trip (module docs).
+    fn send_kept(&self) -> Result<(), StoreError> {
+        self.kept.send(&self.conn)
     }
 
     /// Takes the perspective's advisory lock, once per transaction, before any other statement
@@ -185,8 +209,8 @@ impl<'a> PgWriteTx<'a> {
     /// and draws its seq in one statement (module docs).
     fn next_seq(&mut self) -> Result<(i64, i64), StoreError> {
         if let Some(tx) = self.tx_id {
-            let row = self.conn.query_one("SELECT nextval('links_id_seq')", &[])?;
-            return Ok((tx, get(&row, 0)?));
+            let seq = self.seqs.next(&self.conn)?;
+            return Ok((tx, seq));
         }
         let row = self.conn.query_one(
             "WITH tx AS (INSERT INTO transactions (author, timestamp, link_hashes, signature) \
@@ -243,7 +267,7 @@ macro_rules! reads_through_conn {
     ($tx:ident) => {
         impl ReadTx for $tx<'_> {
             fn perspectives(&self) -> Result<Vec<Perspective>, StoreError> {
-                queries::perspectives(self.conn())
+                queries::perspectives(self.reads()?)
             }
             fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError> {
                 Ok(self.resolve(uuid)?.map(|(_, perspective)| perspective))
@@ -256,7 +280,7 @@ macro_rules! reads_through_conn {
                 offset: u64,
             ) -> Result<Vec<Link>, StoreError> {
                 queries::links(
-                    self.conn(),
+                    self.reads()?,
                     self.perspective_id(perspective)?,
                     pattern,
                     limit,
@@ -264,10 +288,10 @@ macro_rules! reads_through_conn {
                 )
             }
             fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
-                queries::count_links(self.conn(), self.perspective_id(perspective)?, pattern)
+                queries::count_links(self.reads()?, self.perspective_id(perspective)?, pattern)
             }
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
-                queries::sources(self.conn(), self.perspective_id(perspective)?, query, order)
+                queries::sources(self.reads()?, self.perspective_id(perspective)?, query, order)
             }
             fn source_page(
                 &self,
@@ -278,7 +302,7 @@ macro_rules! reads_through_conn {
                 limit: u64,
             ) -> Result<(Vec<String>, u64), StoreError> {
                 queries::source_page(
-                    self.conn(),
+                    self.reads()?,
                     self.perspective_id(perspective)?,
                     query,
                     order,
@@ -293,17 +317,17 @@ macro_rules! reads_through_conn {
                 predicates: &[String],
             ) -> Result<Vec<Link>, StoreError> {
                 queries::links_from(
-                    self.conn(),
+                    self.reads()?,
                     self.perspective_id(perspective)?,
                     sources,
                     predicates,
                 )
             }
             fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
-                queries::first_link(self.conn(), self.perspective_id(perspective)?, source)
+                queries::first_link(self.reads()?, self.perspective_id(perspective)?, source)
             }
             fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
-                queries::models(self.conn(), self.perspective_id(perspective)?)
+                queries::models(self.reads()?, self.perspective_id(perspective)?)
             }
             fn count_links_elsewhere(
                 &self,
@@ -311,24 +335,29 @@ macro_rules! reads_through_conn {
                 pattern: LinkPattern<'_>,
             ) -> Result<Vec<(Perspective, u64)>, StoreError> {
                 self.touch(except)?;
-                queries::count_links_elsewhere(self.conn(), except, pattern)
+                queries::count_links_elsewhere(self.reads()?, except, pattern)
             }
             fn changes(&self, perspective: &str, after: i64, limit: u64) -> Result<Vec<Change>, StoreError> {
                 self.touch(perspective)?;
-                changes::changes(self.conn(), perspective, after, limit)
+                changes::changes(self.reads()?, perspective, after, limit)
             }
             fn change_head(&self, perspective: &str) -> Result<i64, StoreError> {
                 self.touch(perspective)?;
-                changes::change_head(self.conn(), perspective)
+                changes::change_head(self.reads()?, perspective)
             }
             fn change_heads(&self) -> Result<Vec<(String, i64)>, StoreError> {
-                changes::change_heads(self.conn())
+                changes::change_heads(self.reads()?)
             }
         }
     };
 }
 
 impl PgReadTx<'_> {
+    /// The connection to read through.
+    fn reads(&self) -> Result<&Pooled<'_>, StoreError> {
+        Ok(&self.conn)
+    }
+
     /// The perspective's row id, or [`StoreError::NoPerspective`].
     fn perspective_id(&self, uuid: &str) -> Result<i64, StoreError> {
         match self.resolve(uuid)? {
@@ -366,31 +395,26 @@ impl WriteTx for PgWriteTx<'_> {
     fn add_link(&mut self, perspective: &str, link: NewLink) -> Result<Link, StoreError> {
         // No seq is drawn for a perspective that does not exist.
         let id = self.perspective_id(perspective)?;
+        if [&link.source, &link.predicate, &link.target]
+            .iter()
+            .any(|text| text.contains('\0'))
+        {
+            // Refused here, since the statement is sent later (module docs).
+            return Err(self.conn.refuse(StoreError::Database(
+                "PostgreSQL text cannot hold U+0000: the link is refused".into(),
+            )));
+        }
         let (tx, seq) = self.next_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
-        // The link and the sources row in one statement; the row keeps the earliest
-        // (timestamp, seq), should a clock ever step back.
-        self.conn.execute(
-            "WITH link AS (\
-                 INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
-                 value_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) \
-             INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
-             ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
-             WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
-            &[
-                &seq,
-                &id,
-                &link.source,
-                &link.predicate,
-                &link.target,
-                &link.author,
-                &link.timestamp,
-                &link.local,
-                &tx,
-                &&hash[..],
-                &value_key::key(&link.target),
-            ],
-        )?;
+        let value_key = value_key::key(&link.target);
+        let kept = KeptLink {
+            link: link.clone(),
+            perspective: id,
+            tx,
+            hash: hash.to_vec(),
+            value_key,
+        };
+        self.kept.keep(kept, &self.conn)?;
         self.signer.signed(&hash);
         self.touched.add(perspective, &link.source);
         self.changed += 1;
@@ -400,6 +424,7 @@ impl WriteTx for PgWriteTx<'_> {
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
         let id = self.perspective_id(perspective)?;
         let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
+        self.send_kept()?;
         let removed = self.conn.query(
             &format!("DELETE FROM links WHERE {clause} RETURNING source"),
             &with_perspective(&id, &values),
@@ -433,6 +458,7 @@ impl WriteTx for PgWriteTx<'_> {
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
+        self.send_kept()?;
         self.check_not_failed()?;
         self.record_changes(false)?;
         if let Some(tx) = self.tx_id {
@@ -455,6 +481,7 @@ impl WriteTx for PgWriteTx<'_> {
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
         let sources = sources_matching(&*self, perspective, patterns)?;
+        self.send_kept()?;
         let erased = erase::erase_links(&self.conn, self.key, id, patterns)?;
         self.touched.add_all(perspective, sources.iter().map(String::as_str));
         self.changed += erased.links;
@@ -463,6 +490,7 @@ impl WriteTx for PgWriteTx<'_> {
 
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
+        self.send_kept()?;
         changes::erase_perspective(&self.conn, id)?;
         let erased = erase::erase_perspective(&self.conn, self.key, id)?;
         self.touched.erase(perspective);

@@ -125,8 +125,14 @@ fn a_refused_value_fails_the_transaction_not_the_store() {
     assert_eq!(all_links(&store).len(), 2);
     // A source too long for a btree entry (even compressed) is refused.
     let long_source: String = (0..3_000).map(|i| format!("{:x}", (i * 7919) % 65_521)).collect();
+    // The statement goes out with the next read or the commit, which then fails.
     let mut tx = store.write().unwrap();
-    assert!(tx.add_link(P, new_link(&long_source, "p", "x")).is_err());
+    let refused = match tx.add_link(P, new_link(&long_source, "p", "x")) {
+        Err(_) => true,
+        Ok(_) => tx.commit().is_err(),
+    };
+    assert!(refused);
+    assert_eq!(all_links(&store).len(), 2);
 }
 
 #[test]

@@ -1,0 +1,113 @@
+//! How a write transaction spares round trips on links (the module docs of [`tx`](super::tx)):
+//! seqs drawn in blocks, and `INSERT`s kept and sent together.
+
+use std::cell::RefCell;
+use std::collections::VecDeque;
+
+use tokio_postgres::types::ToSql;
+
+use super::client::{PgClient, get};
+use crate::store::{Link, StoreError};
+
+/// Most seqs a transaction draws in one statement (module docs).
+pub(super) const MOST_SEQS_AT_ONCE: i32 = 1_024;
+/// Most links `add_link` keeps before it sends them (module docs).
+pub(super) const MOST_KEPT_LINKS: usize = 256;
+
+/// The `INSERT` of a link and of its `sources` row, kept until the transaction sends it; the
+/// row keeps the earliest (timestamp, seq), should a clock ever step back.
+const INSERT_LINK: &str = "WITH link AS (\
+         INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
+         value_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) \
+     INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
+     ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
+     WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)";
+
+/// A link [`INSERT_LINK`] is to write: its seq, perspective row id, `transactions` row, hash and
+/// value key beside it.
+pub(super) struct KeptLink {
+    pub link: Link,
+    pub perspective: i64,
+    pub tx: i64,
+    pub hash: Vec<u8>,
+    pub value_key: String,
+}
+
+impl KeptLink {
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
+        let link = &self.link;
+        vec![
+            &link.seq,
+            &self.perspective,
+            &link.source,
+            &link.predicate,
+            &link.target,
+            &link.author,
+            &link.timestamp,
+            &link.local,
+            &self.tx,
+            &self.hash,
+            &self.value_key,
+        ]
+    }
+}
+
+/// Seqs a transaction drew and has not used yet.
+pub(super) struct Seqs {
+    drawn: VecDeque<i64>,
+    /// How many the next block draws.
+    next_block: i32,
+}
+
+impl Default for Seqs {
+    fn default() -> Self {
+        Seqs {
+            drawn: VecDeque::new(),
+            next_block: 8,
+        }
+    }
+}
+
+impl Seqs {
+    /// The next seq, from the block drawn, or a new block twice the last (one round trip).
+    pub fn next(&mut self, conn: &PgClient) -> Result<i64, StoreError> {
+        if self.drawn.is_empty() {
+            let rows = conn.query(
+                "SELECT nextval('links_id_seq') FROM generate_series(1, $1)",
+                &[&self.next_block],
+            )?;
+            self.next_block = (self.next_block * 2).min(MOST_SEQS_AT_ONCE);
+            let mut block = rows.iter().map(|row| get(row, 0)).collect::<Result<Vec<i64>, _>>()?;
+            block.sort_unstable();
+            self.drawn.extend(block);
+        }
+        self.drawn
+            .pop_front()
+            .ok_or_else(|| StoreError::Database("PostgreSQL drew no seq".into()))
+    }
+}
+
+/// Links added and not sent yet.
+#[derive(Default)]
+pub(super) struct Kept(RefCell<Vec<KeptLink>>);
+
+impl Kept {
+    /// Keeps `link`, sending those kept first when there are [`MOST_KEPT_LINKS`].
+    pub fn keep(&self, link: KeptLink, conn: &PgClient) -> Result<(), StoreError> {
+        if self.0.borrow().len() >= MOST_KEPT_LINKS {
+            self.send(conn)?;
+        }
+        self.0.borrow_mut().push(link);
+        Ok(())
+    }
+
+    /// Sends the links kept, in one round trip.
+    pub fn send(&self, conn: &PgClient) -> Result<(), StoreError> {
+        let kept = std::mem::take(&mut *self.0.borrow_mut());
+        if kept.is_empty() {
+            return Ok(());
+        }
+        let each: Vec<_> = kept.iter().map(KeptLink::params).collect();
+        conn.execute_each(INSERT_LINK, &each)
+    }
+}
