@@ -465,8 +465,8 @@ fn key_matches<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q
 /// follows it, when `condition.last` asks for the last; else nothing. The probe goes through
 /// `links_source_predicate`, over the few links one source has of one predicate; it rules out
 /// `k` itself by its id first, which that index holds, so that a source with one link of the
-/// predicate (the usual scalar) is answered without reading a row of the table. Where the store
-/// keeps the `superseded` flag ([`Dialect::superseded_flag`]), only a superseded `k` is probed.
+/// predicate (the usual scalar) is answered without reading a row of the table. Only a `k` the
+/// `superseded` flag marks (both stores keep it: schema version 7) is probed at all.
 fn last_of<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str>) -> String {
     let Some(counted) = &condition.last else {
         return String::new();
@@ -489,11 +489,8 @@ fn last_of<'q>(condition: &'q KeyCondition, d: Dialect, params: &mut Vec<&'q str
          AND (later.timestamp, later.id) > (k.timestamp, k.id){counted})",
         d.later_index
     );
-    match d.superseded_flag {
-        // A link no later one supersedes is the last, from the index it was found in.
-        true => format!(" AND (k.superseded = 0 OR {probe})"),
-        false => format!(" AND {probe}"),
-    }
+    // A link no later one supersedes is the last, from the index it was found in.
+    format!(" AND (k.superseded = 0 OR {probe})")
 }
 
 #[cfg(test)]

@@ -24,9 +24,6 @@ pub(crate) struct Dialect {
     pub(crate) order_index: &'static str,
     /// After `FROM links AS later` in the probe for a later link of one source and predicate.
     pub(crate) later_index: &'static str,
-    /// Whether `links` keeps the `superseded` flag (SQLite's schema version 7), which spares a
-    /// link without a later one the probe. PostgreSQL's schema does not have it (yet).
-    pub(crate) superseded_flag: bool,
     /// Whether a set read whole keeps its `DISTINCT` even where each source is one row anyway:
     /// PostgreSQL flattens a subquery without it into the join with `sources` and hashes every
     /// source (a filter matching 100 of 100,000 Tasks: 21-29 ms against 5 ms by `EXPLAIN
@@ -58,7 +55,6 @@ pub(crate) const SQLITE: Dialect = Dialect {
     key_index: " INDEXED BY links_predicate_value",
     order_index: " INDEXED BY sources_first",
     later_index: " INDEXED BY links_source_predicate",
-    superseded_flag: true,
     distinct_fence: false,
 };
 
@@ -72,7 +68,6 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     key_index: "",
     order_index: "",
     later_index: "",
-    superseded_flag: false,
     distinct_fence: true,
 };
 

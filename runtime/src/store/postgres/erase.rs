@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::client::{PgClient, get};
 use super::queries::{refresh_sources, with_perspective};
+use super::superseded;
 use crate::store::redaction::{self, ByTransaction, Redacted, StoredTransaction};
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{AuthorKey, Erased, LinkPattern, StoreError};
@@ -27,21 +28,23 @@ pub(super) fn erase_links(
 ) -> Result<Erased, StoreError> {
     let mut erased = Erased::default();
     let mut by_tx = ByTransaction::new();
-    let mut sources = BTreeSet::new();
+    let mut pairs = BTreeSet::new();
     // A link matching several patterns is deleted (and counted) by the first.
     for pattern in patterns {
         let (clause, values) = sql::pattern_clause(pattern, POSTGRES);
         let rows = conn.query(
-            &format!("DELETE FROM links WHERE {clause} RETURNING tx, source, hash"),
+            &format!("DELETE FROM links WHERE {clause} RETURNING tx, source, hash, predicate"),
             &with_perspective(&id, &values),
         )?;
         for row in &rows {
             by_tx.entry(get(row, 0)?).or_default().insert(get(row, 2)?);
-            sources.insert(get::<String>(row, 1)?);
+            pairs.insert((get::<String>(row, 1)?, get::<String>(row, 3)?));
         }
         erased.links += rows.len() as u64;
     }
-    let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+    superseded::after_removal(conn, id, &pairs)?;
+    let sources: BTreeSet<&str> = pairs.iter().map(|(source, _)| source.as_str()).collect();
+    let sources: Vec<&str> = sources.into_iter().collect();
     erased.index_entries = refresh_sources(conn, id, &sources)?;
     redact(conn, key, &by_tx, &mut erased)?;
     Ok(erased)

@@ -44,6 +44,7 @@ mod pool;
 mod queries;
 mod schema;
 mod statistics;
+mod superseded;
 #[cfg(test)]
 mod tests;
 mod tx;

@@ -10,12 +10,12 @@ use crate::value_key;
 /// The schema version this release writes and reads (the PostgreSQL store's own numbering:
 /// versions 1 and 2 hold the tables of SQLite's 1 and 2, version 3 adds `rate_events`, version 4
 /// SQLite's 3: `links.value_key`, version 5 SQLite's 4: the change log, version 6 SQLite's 5: the
-/// keys of language-tagged strings).
-pub const SCHEMA_VERSION: i64 = 6;
+/// keys of language-tagged strings, version 7 SQLite's 7: `links.superseded`).
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, super::changes::SCHEMA, V6];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, V4, super::changes::SCHEMA, V6, V7];
 
 /// The tables of SQLite's version 1. `timestamp` and `seq` are microseconds and sequence numbers
 /// (BIGINT). A btree entry holds at most 2704 bytes: `target` may be a long literal, so the
@@ -121,6 +121,19 @@ const VALUE_KEY_VERSION: usize = 4;
 /// every key that is NULL).
 const V6: &str = "
 UPDATE links SET value_key = NULL WHERE target LIKE 'literal:lang:%' OR target LIKE 'literal://lang:%';
+";
+
+/// Version 7: `links.superseded`, 1 when a later link (by timestamp, then seq) of the same source
+/// and predicate exists ([`super::superseded`] keeps it), and in the index a filter on a value
+/// reads, which then probes only a superseded link for a later one. Adding a column with a
+/// constant default rewrites nothing; only superseded links are updated.
+const V7: &str = "
+ALTER TABLE links ADD COLUMN superseded SMALLINT NOT NULL DEFAULT 0;
+UPDATE links SET superseded = 1 WHERE EXISTS (SELECT 1 FROM links AS later \
+    WHERE later.perspective = links.perspective AND later.source = links.source \
+    AND later.predicate = links.predicate AND (later.timestamp, later.id) > (links.timestamp, links.id));
+DROP INDEX links_predicate_key;
+CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source, superseded);
 ";
 
 /// The version whose migration makes the keys of language-tagged strings again.

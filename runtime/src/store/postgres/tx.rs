@@ -45,6 +45,7 @@ use super::pool::{Pool, Pooled};
 use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
 use super::schema::Scope;
 use super::statistics::Statistics;
+use super::superseded;
 use super::writes::{Kept, KeptLink, Seqs};
 use super::{changes, erase};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
@@ -426,14 +427,16 @@ impl WriteTx for PgWriteTx<'_> {
         let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
         self.send_kept()?;
         let removed = self.conn.query(
-            &format!("DELETE FROM links WHERE {clause} RETURNING source"),
+            &format!("DELETE FROM links WHERE {clause} RETURNING source, predicate"),
             &with_perspective(&id, &values),
         )?;
-        let sources = removed
+        let pairs = removed
             .iter()
-            .map(|row| get::<String>(row, 0))
-            .collect::<Result<BTreeSet<_>, _>>()?;
-        let sources: Vec<&str> = sources.iter().map(String::as_str).collect();
+            .map(|row| Ok((get::<String>(row, 0)?, get::<String>(row, 1)?)))
+            .collect::<Result<BTreeSet<_>, StoreError>>()?;
+        superseded::after_removal(&self.conn, id, &pairs)?;
+        let sources: BTreeSet<&str> = pairs.iter().map(|(source, _)| source.as_str()).collect();
+        let sources: Vec<&str> = sources.into_iter().collect();
         refresh_sources(&self.conn, id, &sources)?;
         self.touched.add_all(perspective, sources);
         self.changed += removed.len() as u64;

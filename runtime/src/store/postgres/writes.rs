@@ -3,10 +3,12 @@
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
 use super::client::{PgClient, get};
+use super::superseded;
 use crate::store::{Link, StoreError};
 
 /// Most seqs a transaction draws in one statement (module docs).
@@ -14,14 +16,21 @@ pub(super) const MOST_SEQS_AT_ONCE: i32 = 1_024;
 /// Most links `add_link` keeps before it sends them (module docs).
 pub(super) const MOST_KEPT_LINKS: usize = 256;
 
-/// The `INSERT` of a link and of its `sources` row, kept until the transaction sends it; the
-/// row keeps the earliest (timestamp, seq), should a clock ever step back.
-const INSERT_LINK: &str = "WITH link AS (\
-         INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
-         value_key) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)) \
-     INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
-     ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
-     WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)";
+/// The `INSERT` of a link, of its `sources` row (which keeps the earliest (timestamp, seq),
+/// should a clock ever step back), and of the `superseded` flags ([`superseded`]), kept until
+/// the transaction sends it.
+static INSERT_LINK: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH earlier AS ({}), link AS (\
+             INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
+             value_key, superseded) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, {})) \
+         INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES ($2, $3, $7, $1) \
+         ON CONFLICT (perspective, source) DO UPDATE SET first_ts = excluded.first_ts, first_seq = excluded.first_seq \
+         WHERE (excluded.first_ts, excluded.first_seq) < (sources.first_ts, sources.first_seq)",
+        superseded::EARLIER,
+        superseded::ITSELF
+    )
+});
 
 /// A link [`INSERT_LINK`] is to write: its seq, perspective row id, `transactions` row, hash and
 /// value key beside it.
@@ -108,6 +117,6 @@ impl Kept {
             return Ok(());
         }
         let each: Vec<_> = kept.iter().map(KeptLink::params).collect();
-        conn.execute_each(INSERT_LINK, &each)
+        conn.execute_each(&INSERT_LINK, &each)
     }
 }

@@ -6,6 +6,7 @@ pub(crate) mod durability;
 pub(crate) mod erase;
 pub(crate) mod links;
 pub(crate) mod sources;
+pub(crate) mod superseded;
 pub(crate) mod users;
 pub(crate) mod value_keys;
 
@@ -21,6 +22,8 @@ pub(crate) const T0: i64 = 1_798_106_400_000_000;
 pub(crate) trait TestStore: LinkStore + UserStore {
     /// Runs fixed SQL on the store's database, outside any transaction.
     fn execute_sql(&self, sql: &str);
+    /// The one number fixed SQL answers (a `COUNT(*)`).
+    fn count_sql(&self, sql: &str) -> i64;
 }
 
 /// Opens stores of one kind.
@@ -33,6 +36,8 @@ pub(crate) trait Fixture {
     fn blob_literal(&self, bytes: &[u8]) -> String;
     /// Whether text may hold U+0000 (PostgreSQL's cannot).
     fn text_holds_nul(&self) -> bool;
+    /// SQL that takes a store back to the schema version before `links.superseded`.
+    fn downgrade_before_superseded_sql(&self) -> String;
     /// SQL that takes a store back to the schema version before `links.value_key`.
     fn downgrade_before_value_keys_sql(&self) -> String;
     /// SQL that takes a store back to the schema version before the change log.
@@ -68,6 +73,8 @@ macro_rules! store_cases {
             sources::sources_match_all_of_any_of_and_child_of,
             sources::duplicate_links_give_one_source_and_seqs_are_never_reused,
             sources::long_values_are_found,
+            superseded::the_flag_follows_every_write,
+            superseded::a_database_from_before_the_flag_flags_its_superseded_links,
             users::users_keys_and_codes,
             users::a_users_links_are_signed_with_their_key,
             value_keys::keys_find_every_spelling,

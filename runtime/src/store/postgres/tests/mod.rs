@@ -106,22 +106,34 @@ impl Fixture for PgFixture {
     }
 
     fn downgrade_before_changes_sql(&self) -> String {
-        "DROP TABLE changes; UPDATE meta SET value = convert_to('4', 'UTF8') WHERE key = 'schema_version';".into()
+        format!(
+            "{UNDO_V7} DROP TABLE changes; UPDATE meta SET value = convert_to('4', 'UTF8') WHERE key = 'schema_version';"
+        )
     }
 
     fn downgrade_before_lang_keys_sql(&self, target: &str, old_key: &str) -> String {
         format!(
-            "UPDATE links SET value_key = '{old_key}' WHERE target = '{target}'; \
+            "{UNDO_V7} UPDATE links SET value_key = '{old_key}' WHERE target = '{target}'; \
              UPDATE meta SET value = convert_to('5', 'UTF8') WHERE key = 'schema_version';"
         )
     }
 
     fn downgrade_before_value_keys_sql(&self) -> String {
-        "DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
-         UPDATE meta SET value = convert_to('3', 'UTF8') WHERE key = 'schema_version';"
-            .into()
+        format!(
+            "{UNDO_V7} DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
+             UPDATE meta SET value = convert_to('3', 'UTF8') WHERE key = 'schema_version';"
+        )
+    }
+
+    fn downgrade_before_superseded_sql(&self) -> String {
+        format!("{UNDO_V7} UPDATE meta SET value = convert_to('6', 'UTF8') WHERE key = 'schema_version';")
     }
 }
+
+/// Takes a store of schema version 7 back to version 6: no `superseded` flag (dropping the column
+/// drops the index that holds it), and the index by predicate and value key without it.
+const UNDO_V7: &str = "ALTER TABLE links DROP COLUMN superseded; \
+    CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);";
 
 impl Drop for PgFixture {
     fn drop(&mut self) {
@@ -141,5 +153,9 @@ impl Drop for PgFixture {
 impl TestStore for PostgresStore {
     fn execute_sql(&self, sql: &str) {
         self.pool.take().unwrap().batch(sql).unwrap();
+    }
+
+    fn count_sql(&self, sql: &str) -> i64 {
+        get(&self.pool.take().unwrap().query_one(sql, &[]).unwrap(), 0).unwrap()
     }
 }

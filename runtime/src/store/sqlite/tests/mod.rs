@@ -61,6 +61,10 @@ impl Fixture for SqliteFixture {
         )
     }
 
+    fn downgrade_before_superseded_sql(&self) -> String {
+        format!("{UNDO_V7} UPDATE meta SET value = 6 WHERE key = 'schema_version';")
+    }
+
     fn downgrade_before_value_keys_sql(&self) -> String {
         format!(
             "{UNDO_V6} DROP TABLE changes; DROP INDEX links_predicate_key; ALTER TABLE links DROP COLUMN value_key; \
@@ -72,6 +76,10 @@ impl Fixture for SqliteFixture {
 impl TestStore for SqliteStore {
     fn execute_sql(&self, sql: &str) {
         lock_writer(self).execute_batch(sql).unwrap();
+    }
+
+    fn count_sql(&self, sql: &str) -> i64 {
+        lock_writer(self).query_row(sql, [], |row| row.get(0)).unwrap()
     }
 }
 
