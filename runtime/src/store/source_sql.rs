@@ -235,10 +235,7 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
     };
     let rows = first.rows(dialect, &mut params, Rows::Exact);
     let filter = others_hold(sets, driver, "s.source", dialect, &mut params);
-    let sql = format!(
-        "FROM ({rows}) AS m {} sources AS s ON s.perspective = {p1} AND s.source = m.node{filter}",
-        dialect.join_matches
-    );
+    let sql = format!("FROM ({rows}) AS m {}{filter}", dialect.join_sources());
     (sql, params)
 }
 
@@ -558,7 +555,8 @@ mod tests {
             sql,
             "SELECT s.source FROM (SELECT DISTINCT source AS node FROM links WHERE perspective = $1 AND predicate = $2 \
              AND hashtextextended(target, 0) = hashtextextended($3, 0) AND target = $3) AS m \
-             JOIN sources AS s ON s.perspective = $1 AND s.source = m.node WHERE \
+             CROSS JOIN LATERAL (SELECT source, first_ts, first_seq FROM sources \
+             WHERE perspective = $1 AND source = m.node OFFSET 0) AS s WHERE \
              EXISTS (SELECT 1 FROM links WHERE perspective = $1 AND source = $4 AND predicate = $5 \
              AND hashtextextended(target, 0) = hashtextextended(s.source, 0) AND target = s.source) \
              ORDER BY s.first_ts ASC, s.first_seq ASC"
