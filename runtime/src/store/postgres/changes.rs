@@ -2,6 +2,7 @@
 //! rows a commit writes, announced to every node by `NOTIFY` on the scope's changes channel.
 
 use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use super::client::{PgClient, get};
 use crate::store::changes::{Pending, decode_labels};
@@ -65,49 +66,54 @@ pub(super) fn change_heads(conn: &PgClient) -> Result<Vec<(String, i64)>, StoreE
     .collect()
 }
 
-/// Deletes every row of the forgotten sources, inserts the commit's rows in one statement
-/// (`tx` is its `transactions` row when it wrote links, whose first link of a source makes that
-/// source new), then announces `perspectives` on `channel` (delivered on commit only).
-pub(super) fn record(
+/// The commit of a transaction: deletes every row of the forgotten sources, inserts the commit's
+/// rows in one statement (`tx` is its `transactions` row when it wrote links, whose first link of
+/// a source makes that source new), announces `perspectives` on `channel` (delivered on commit
+/// only), runs `signature` (the `UPDATE` of the `transactions` row, when it wrote links) and
+/// `COMMIT`: all in one round trip. Should a statement fail, PostgreSQL rolls back instead of
+/// committing and its error is returned.
+pub(super) fn record_and_commit(
     conn: &PgClient,
     pending: &Pending,
     (author, at, tx): (&str, i64, Option<i64>),
     (channel, perspectives): (&str, &[String]),
+    signature: Option<(&str, &[&(dyn ToSql + Sync)])>,
 ) -> Result<(), StoreError> {
-    if !pending.forgotten.is_empty() {
-        let uuids: Vec<&str> = pending.forgotten.iter().map(|(p, _)| p.as_str()).collect();
-        let sources: Vec<&str> = pending.forgotten.iter().map(|(_, s)| s.as_str()).collect();
-        conn.execute(
-            "DELETE FROM changes c USING perspectives p, unnest($1::text[], $2::text[]) AS r(perspective, source) \
-             WHERE p.uuid = r.perspective AND c.perspective = p.id AND c.source = r.source",
-            &[&uuids, &sources],
-        )?;
-    }
+    let column = |f: fn(&(String, String)) -> &str| pending.forgotten.iter().map(f).collect::<Vec<&str>>();
+    let forgotten = (column(|(p, _)| p), column(|(_, s)| s));
     let rows = &pending.rows;
+    let uuids: Vec<&str> = rows.iter().map(|r| r.perspective.as_str()).collect();
+    let sources: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
+    let labels: Vec<&str> = rows.iter().map(|r| r.labels.as_str()).collect();
+    let delete_params: [&(dyn ToSql + Sync); 2] = [&forgotten.0, &forgotten.1];
+    let insert_params: [&(dyn ToSql + Sync); 6] = [&uuids, &sources, &labels, &author, &at, &tx];
+    let notify_params: [&(dyn ToSql + Sync); 2] = [&channel, &perspectives];
+    let mut statements: Vec<(&str, &[&(dyn ToSql + Sync)])> = Vec::with_capacity(4);
+    if !pending.forgotten.is_empty() {
+        statements.push((DELETE_FORGOTTEN, &delete_params));
+    }
     if !rows.is_empty() {
-        let uuids: Vec<&str> = rows.iter().map(|r| r.perspective.as_str()).collect();
-        let sources: Vec<&str> = rows.iter().map(|r| r.source.as_str()).collect();
-        let labels: Vec<&str> = rows.iter().map(|r| r.labels.as_str()).collect();
-        conn.execute(
-            "INSERT INTO changes (perspective, source, author, at, labels, labels_before) \
-             SELECT p.id, r.source, $4, $5, r.labels, COALESCE(\
-                 (SELECT c.labels FROM changes c WHERE c.perspective = p.id AND c.source = r.source \
-                  ORDER BY c.id DESC LIMIT 1), \
-                 CASE WHEN EXISTS (SELECT 1 FROM sources s JOIN links l ON l.id = s.first_seq \
-                     WHERE s.perspective = p.id AND s.source = r.source AND l.tx = $6) THEN '[]' END) \
-             FROM unnest($1::text[], $2::text[], $3::text[]) AS r(perspective, source, labels) \
-             JOIN perspectives p ON p.uuid = r.perspective",
-            &[&uuids, &sources, &labels, &author, &at, &tx],
-        )?;
+        statements.push((INSERT_ROWS, &insert_params));
     }
     if !perspectives.is_empty() {
-        conn.execute(
-            "SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p",
-            &[&channel, &perspectives],
-        )?;
+        statements.push(("SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p", &notify_params));
     }
-    Ok(())
+    statements.extend(signature);
+    conn.execute_all(&statements, "COMMIT")
 }
+
+const DELETE_FORGOTTEN: &str = "DELETE FROM changes c USING perspectives p, \
+     unnest($1::text[], $2::text[]) AS r(perspective, source) \
+     WHERE p.uuid = r.perspective AND c.perspective = p.id AND c.source = r.source";
+
+const INSERT_ROWS: &str = "INSERT INTO changes (perspective, source, author, at, labels, labels_before) \
+     SELECT p.id, r.source, $4, $5, r.labels, COALESCE(\
+         (SELECT c.labels FROM changes c WHERE c.perspective = p.id AND c.source = r.source \
+          ORDER BY c.id DESC LIMIT 1), \
+         CASE WHEN EXISTS (SELECT 1 FROM sources s JOIN links l ON l.id = s.first_seq \
+             WHERE s.perspective = p.id AND s.source = r.source AND l.tx = $6) THEN '[]' END) \
+     FROM unnest($1::text[], $2::text[], $3::text[]) AS r(perspective, source, labels) \
+     JOIN perspectives p ON p.uuid = r.perspective";
 
 /// Before a perspective is erased: its whole log.
 pub(super) fn erase_perspective(conn: &PgClient, perspective: i64) -> Result<(), StoreError> {

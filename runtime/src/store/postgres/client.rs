@@ -12,6 +12,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::time::Duration;
 
+use futures::FutureExt;
 use futures::executor::block_on;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, Row, Statement};
@@ -198,17 +199,25 @@ impl PgClient {
         Ok(())
     }
 
-    /// Runs `sql`, then the fixed statements `batch` (a `COMMIT`), in one round trip (module
-    /// docs): the rows `sql` changed, or the first error.
-    pub fn execute_then_batch(&self, sql: &str, params: &Params<'_>, batch: &str) -> Result<u64, StoreError> {
-        let statement = self.statement(sql)?;
-        let (changed, done) = block_on(futures::future::join(
-            self.client.execute(&statement, params),
-            self.client.batch_execute(batch),
-        ));
-        let changed = self.checked(changed)?;
-        self.checked(done)?;
-        Ok(changed)
+    /// Runs each of `statements` in order, then the fixed statements `then` (a `COMMIT`), in one
+    /// round trip (module docs): the first error, if any. PostgreSQL refuses the statements after
+    /// a failed one and answers the `COMMIT` with a rollback.
+    pub fn execute_all(&self, statements: &[(&str, &Params<'_>)], then: &str) -> Result<(), StoreError> {
+        let prepared = statements
+            .iter()
+            .map(|(sql, _)| self.statement(sql))
+            .collect::<Result<Vec<_>, _>>()?;
+        let executions = futures::future::join_all(
+            prepared
+                .iter()
+                .zip(statements)
+                .map(|(statement, (_, params))| self.client.execute(statement, params)),
+        );
+        let (done, then_done) = block_on(futures::future::join(executions, self.client.batch_execute(then)));
+        for result in done {
+            self.checked(result)?;
+        }
+        self.checked(then_done)
     }
 
     /// `execute` that leaves the driver's error to the caller (to read its SQLSTATE).
@@ -219,6 +228,12 @@ impl PgClient {
     /// Fixed SQL, no parameters, possibly several statements.
     pub fn batch(&self, sql: &str) -> Result<(), StoreError> {
         self.checked(block_on(self.client.batch_execute(sql)))
+    }
+
+    /// Sends fixed SQL without waiting for the answer (the driver sends a request when its
+    /// future is first polled, and drops the answer of a future dropped): whether it was sent.
+    pub fn send_batch(&self, sql: &str) -> bool {
+        !matches!(self.client.batch_execute(sql).now_or_never(), Some(Err(_)))
     }
 
     /// Fails the transaction on the client's word, as a failed statement would: `error` is

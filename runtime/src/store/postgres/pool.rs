@@ -230,6 +230,17 @@ impl Pooled<'_> {
             self.discard();
         }
     }
+
+    /// Ends a read-only transaction without waiting for PostgreSQL's answer: a round trip fewer
+    /// for every read. The `ROLLBACK` is sent now; whoever takes the connection next sends its
+    /// `BEGIN` behind it, and the driver keeps a connection's requests in order and skips the
+    /// answers nobody waits for. A connection found closed is discarded here; one that breaks
+    /// meanwhile fails that `BEGIN`, and the pool replaces it ([`Pool::begin`]).
+    pub fn end_unawaited(&mut self) {
+        if !self.send_batch("ROLLBACK") {
+            self.discard();
+        }
+    }
 }
 
 impl Deref for Pooled<'_> {

@@ -17,10 +17,10 @@
 //! be created or erased by anyone else until the writer ends (both take the lock); the writer's
 //! own `add_perspective` and `erase_perspective` update what it keeps.
 //!
-//! **Seqs.** A link's seq is drawn before its hash is made (the hash covers it). The first link of
-//! a transaction draws it in the statement that inserts the `transactions` row; the others from
-//! blocks the transaction draws in one statement each, of 8 seqs, then twice as many each time
-//! (up to [`MOST_SEQS_AT_ONCE`](super::writes::MOST_SEQS_AT_ONCE)): 1,000 links take 8 round trips for their seqs, not 1,000. The
+//! **Seqs.** A link's seq is drawn before its hash is made (the hash covers it). A transaction
+//! draws them in blocks, one statement each: the first block of 8 with its `transactions` row,
+//! then twice as many each time (up to [`MOST_SEQS_AT_ONCE`](super::writes::MOST_SEQS_AT_ONCE)):
+//! a create of up to 8 links draws its seqs in no round trip of their own, 1,000 links in six. The
 //! seqs a transaction drew and did not use are a gap in the sequence, as a rolled back
 //! transaction's are; nothing reads seqs but to order links.
 //!
@@ -31,14 +31,16 @@
 //! statement's error then comes from whichever call sent it; the transaction has failed either
 //! way, and commits nothing.
 //!
-//! A commit sends its signature (the `UPDATE` of its `transactions` row) and `COMMIT` in one round
-//! trip.
+//! A commit sends its change log rows, their `NOTIFY`, its signature (the `UPDATE` of its
+//! `transactions` row) and `COMMIT` in one round trip.
 //!
 //! A Postgres-wire distributed database (CockroachDB, YugabyteDB) has no advisory locks: there
 //! this design would need `SERIALIZABLE` transactions retried on SQLSTATE 40001.
 
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+
+use tokio_postgres::types::ToSql;
 
 use super::client::get;
 use super::pool::{Pool, Pooled};
@@ -109,7 +111,7 @@ impl<'a> PgReadTx<'a> {
 
 impl Drop for PgReadTx<'_> {
     fn drop(&mut self) {
-        self.conn.end();
+        self.conn.end_unawaited();
     }
 }
 
@@ -206,27 +208,38 @@ impl<'a> PgWriteTx<'a> {
         }
     }
 
-    /// The `transactions` row and a new seq for the next link: the first link inserts the row
-    /// and draws its seq in one statement (module docs).
+    /// The `transactions` row and a new seq for the next link (module docs).
     fn next_seq(&mut self) -> Result<(i64, i64), StoreError> {
-        if let Some(tx) = self.tx_id {
-            let seq = self.seqs.next(&self.conn)?;
-            return Ok((tx, seq));
-        }
-        let row = self.conn.query_one(
-            "WITH tx AS (INSERT INTO transactions (author, timestamp, link_hashes, signature) \
-             VALUES ($1, $2, ''::bytea, ''::bytea) RETURNING id) \
-             SELECT tx.id, nextval('links_id_seq') FROM tx",
-            &[&self.signer.author(), &self.signer.timestamp()],
-        )?;
-        let (tx, seq) = (get(&row, 0)?, get(&row, 1)?);
-        self.tx_id = Some(tx);
-        Ok((tx, seq))
+        let tx = match self.tx_id {
+            Some(tx) => tx,
+            None => self.insert_transaction()?,
+        };
+        Ok((tx, self.seqs.next(&self.conn)?))
     }
 
-    /// The change log's rows for what this transaction touched (`redact`: an erasure's), and
-    /// their announcement, just before `COMMIT`. Every perspective touched is locked already.
-    fn record_changes(&mut self, redact: bool) -> Result<(), StoreError> {
+    /// Inserts the `transactions` row (signed at commit) and draws the first block of seqs, in
+    /// one statement.
+    fn insert_transaction(&mut self) -> Result<i64, StoreError> {
+        let rows = self.conn.query(
+            "WITH tx AS (INSERT INTO transactions (author, timestamp, link_hashes, signature) \
+             VALUES ($1, $2, ''::bytea, ''::bytea) RETURNING id) \
+             SELECT tx.id, nextval('links_id_seq') FROM tx, generate_series(1, $3)",
+            &[&self.signer.author(), &self.signer.timestamp(), &self.seqs.next_block()],
+        )?;
+        let first = rows
+            .first()
+            .ok_or_else(|| StoreError::Database("PostgreSQL inserted no transaction".into()))?;
+        let tx = get(first, 0)?;
+        self.seqs
+            .add_block(rows.iter().map(|row| get(row, 1)).collect::<Result<_, _>>()?);
+        self.tx_id = Some(tx);
+        Ok(tx)
+    }
+
+    /// The change log's rows for what this transaction touched (`redact`: an erasure's), their
+    /// announcement, the transaction's signature (when it wrote links) and `COMMIT`, in one round
+    /// trip ([`changes::record_and_commit`]). Every perspective touched is locked already.
+    fn record_and_commit(&mut self, redact: bool) -> Result<(), StoreError> {
         let touched = std::mem::take(&mut self.touched);
         let labeller = self.feed.labeller();
         let pending = pending_rows(&*self, &touched, labeller.as_deref(), redact)?;
@@ -234,7 +247,12 @@ impl<'a> PgWriteTx<'a> {
         let by = (author.as_str(), self.signer.timestamp(), self.tx_id);
         let perspectives = touched.perspectives();
         let announce = (self.scope.changes_channel.as_str(), &perspectives[..]);
-        changes::record(&self.conn, &pending, by, announce)
+        let signature = self.tx_id.map(|_| self.signer.sign());
+        let (hashes, signature) = (self.signer.hashes(), signature.as_ref().map(|s| &s[..]));
+        let signed: [&(dyn ToSql + Sync); 3] = [&self.tx_id, &hashes, &signature];
+        let update = "UPDATE transactions SET link_hashes = $2, signature = $3 WHERE id = $1";
+        let signed = self.tx_id.is_some().then_some((update, &signed[..]));
+        changes::record_and_commit(&self.conn, &pending, by, announce, signed)
     }
 
     /// Tells every node's `watch_models` that the perspective's models changed, on commit.
@@ -463,19 +481,7 @@ impl WriteTx for PgWriteTx<'_> {
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
         self.send_kept()?;
         self.check_not_failed()?;
-        self.record_changes(false)?;
-        if let Some(tx) = self.tx_id {
-            let signature = self.signer.sign();
-            // One round trip: should the update fail, PostgreSQL rolls back instead of committing
-            // and its error is returned.
-            self.conn.execute_then_batch(
-                "UPDATE transactions SET link_hashes = $2, signature = $3 WHERE id = $1",
-                &[&tx, &self.signer.hashes(), &&signature[..]],
-                "COMMIT",
-            )?;
-        } else {
-            self.conn.batch("COMMIT")?;
-        }
+        self.record_and_commit(false)?;
         self.committed = true;
         self.statistics.committed(self.changed);
         Ok(())
@@ -514,8 +520,7 @@ impl WriteTx for PgWriteTx<'_> {
             ));
         }
         self.check_not_failed()?;
-        self.record_changes(true)?;
-        self.conn.batch("COMMIT")?;
+        self.record_and_commit(true)?;
         self.committed = true;
         self.statistics.committed(self.changed);
         Ok(WalState::ServerManaged)

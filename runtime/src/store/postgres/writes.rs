@@ -78,21 +78,31 @@ impl Default for Seqs {
 }
 
 impl Seqs {
-    /// The next seq, from the block drawn, or a new block twice the last (one round trip).
+    /// How many seqs the next block draws.
+    pub fn next_block(&self) -> i32 {
+        self.next_block
+    }
+
+    /// The next seq, from the blocks drawn, or a new block twice the last (one round trip).
     pub fn next(&mut self, conn: &PgClient) -> Result<i64, StoreError> {
         if self.drawn.is_empty() {
             let rows = conn.query(
                 "SELECT nextval('links_id_seq') FROM generate_series(1, $1)",
                 &[&self.next_block],
             )?;
-            self.next_block = (self.next_block * 2).min(MOST_SEQS_AT_ONCE);
-            let mut block = rows.iter().map(|row| get(row, 0)).collect::<Result<Vec<i64>, _>>()?;
-            block.sort_unstable();
-            self.drawn.extend(block);
+            self.add_block(rows.iter().map(|row| get(row, 0)).collect::<Result<_, _>>()?);
         }
         self.drawn
             .pop_front()
             .ok_or_else(|| StoreError::Database("PostgreSQL drew no seq".into()))
+    }
+
+    /// Keeps a block of [`Seqs::next_block`] seqs drawn (by [`Seqs::next`], or with the
+    /// transaction's row), to be used in order.
+    pub fn add_block(&mut self, mut block: Vec<i64>) {
+        block.sort_unstable();
+        self.drawn.extend(block);
+        self.next_block = (self.next_block * 2).min(MOST_SEQS_AT_ONCE);
     }
 }
 

@@ -107,6 +107,34 @@ fn a_dropped_connection_is_replaced() {
     assert!(store.verify().unwrap().failures.is_empty());
 }
 
+/// A read ends without waiting for its `ROLLBACK` (`Pooled::end_unawaited`): the next read on
+/// the connection still takes a new snapshot, seeing what another node wrote meanwhile, and the
+/// connection comes to rest, holding no transaction open (which would hold back vacuum).
+#[test]
+fn a_read_ends_its_transaction_without_waiting_for_it() {
+    let Some(fixture) = PgFixture::from_env() else { return };
+    let name = format!("{}_unawaited", fixture.prefix);
+    let schema = fixture.schema("unawaited");
+    let reader = PostgresStore::connect_in_schema(&url_named(&fixture, &name), &schema, clock()).unwrap();
+    let writer = PostgresStore::connect_in_schema(fixture.url(), &schema, clock()).unwrap();
+    seed(&writer, &[("a", "p", "x")]);
+    for (read, source) in ["b", "c", "d"].into_iter().enumerate() {
+        assert_eq!(all_links(&reader).len(), read + 1);
+        add(&writer, &[(source, "p", "x")]);
+    }
+    assert_eq!(all_links(&reader).len(), 4);
+    let in_transaction =
+        format!("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = '{name}' AND state LIKE 'idle in%'");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while writer.count_sql(&in_transaction) > 0 {
+        assert!(
+            Instant::now() < deadline,
+            "a connection of the reader stayed in its transaction"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 #[test]
 fn a_refused_value_fails_the_transaction_not_the_store() {
     let Some(fixture) = PgFixture::from_env() else { return };
