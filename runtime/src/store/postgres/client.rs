@@ -7,6 +7,10 @@
 //! order, the second starting (and, under `READ COMMITTED`, taking its snapshot) only after the
 //! first is done. Should the first fail, the second fails too (the transaction is aborted) or,
 //! for a `COMMIT`, turns into a rollback: the caller gets the first error and nothing is kept.
+//!
+//! **Queued statements.** A statement whose answer nobody needs (a link's `INSERT`) can be
+//! [queued](PgClient::queue): it goes out in front of the connection's next request, in the same
+//! round trip, and that request's caller gets its error, if any. A rollback drops what is queued.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -86,6 +90,15 @@ pub(super) struct PgClient {
     client: Client,
     statements: RefCell<HashMap<String, Statement>>,
     failed: Cell<bool>,
+    /// Sent in front of the next request (module docs).
+    queued: RefCell<Vec<Box<dyn Queued + Send>>>,
+}
+
+/// A statement [queued](PgClient::queue) to go out with the next request: it owns its
+/// parameters.
+pub(super) trait Queued {
+    fn sql(&self) -> &str;
+    fn params(&self) -> Vec<&(dyn ToSql + Sync)>;
 }
 
 type Params<'a> = [&'a (dyn ToSql + Sync)];
@@ -96,6 +109,7 @@ impl PgClient {
             client,
             statements: RefCell::new(HashMap::new()),
             failed: Cell::new(false),
+            queued: RefCell::new(Vec::new()),
         }
     }
 
@@ -136,9 +150,55 @@ impl PgClient {
         Ok(statement)
     }
 
+    /// Keeps `statement` to go out in front of the next request (module docs).
+    pub fn queue(&self, statement: Box<dyn Queued + Send>) {
+        self.queued.borrow_mut().push(statement);
+    }
+
+    /// How many statements are queued.
+    pub fn queued(&self) -> usize {
+        self.queued.borrow().len()
+    }
+
+    /// Sends the statements queued, alone: one round trip.
+    pub fn flush(&self) -> Result<(), StoreError> {
+        self.run(std::future::ready(()))
+    }
+
+    /// Awaits `request`, the statements queued sent in front of it in the same round trip: the
+    /// first error of those, else the request's answer.
+    fn run<F: Future>(&self, request: F) -> Result<F::Output, StoreError> {
+        let queued = self.queued.take();
+        if queued.is_empty() {
+            return Ok(block_on(request));
+        }
+        let statements = queued
+            .iter()
+            .map(|q| self.statement(q.sql()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let params: Vec<_> = queued.iter().map(|q| q.params()).collect();
+        let sent = futures::future::join_all(
+            statements
+                .iter()
+                .zip(&params)
+                .map(|(statement, params)| self.client.execute(statement, params)),
+        );
+        let (sent, answer) = block_on(futures::future::join(sent, request));
+        for result in sent {
+            self.checked(result)?;
+        }
+        Ok(answer)
+    }
+
+    /// [`PgClient::run`] of a request with one answer.
+    fn answer<T>(&self, request: impl Future<Output = Result<T, tokio_postgres::Error>>) -> Result<T, StoreError> {
+        let answer = self.run(request)?;
+        self.checked(answer)
+    }
+
     pub fn query(&self, sql: &str, params: &Params<'_>) -> Result<Vec<Row>, StoreError> {
         let statement = self.statement(sql)?;
-        self.checked(block_on(self.client.query(&statement, params)))
+        self.answer(self.client.query(&statement, params))
     }
 
     /// [`Self::query`] of a statement on a perspective (its row id, then text values), planned
@@ -152,22 +212,22 @@ impl PgClient {
         let mut typed: Vec<(&(dyn ToSql + Sync), Type)> = Vec::with_capacity(values.len() + 1);
         typed.push((perspective, Type::INT8));
         typed.extend(values.iter().map(|value| (value as &(dyn ToSql + Sync), Type::TEXT)));
-        self.checked(block_on(self.client.query_typed(sql, &typed)))
+        self.answer(self.client.query_typed(sql, &typed))
     }
 
     pub fn query_opt(&self, sql: &str, params: &Params<'_>) -> Result<Option<Row>, StoreError> {
         let statement = self.statement(sql)?;
-        self.checked(block_on(self.client.query_opt(&statement, params)))
+        self.answer(self.client.query_opt(&statement, params))
     }
 
     pub fn query_one(&self, sql: &str, params: &Params<'_>) -> Result<Row, StoreError> {
         let statement = self.statement(sql)?;
-        self.checked(block_on(self.client.query_one(&statement, params)))
+        self.answer(self.client.query_one(&statement, params))
     }
 
     pub fn execute(&self, sql: &str, params: &Params<'_>) -> Result<u64, StoreError> {
         let statement = self.statement(sql)?;
-        self.checked(block_on(self.client.execute(&statement, params)))
+        self.answer(self.client.execute(&statement, params))
     }
 
     /// Runs `first`, then `second`, in one round trip (module docs): the rows of each, or the
@@ -178,10 +238,10 @@ impl PgClient {
         second: (&str, &Params<'_>),
     ) -> Result<(Vec<Row>, Vec<Row>), StoreError> {
         let (a, b) = (self.statement(first.0)?, self.statement(second.0)?);
-        let (a, b) = block_on(futures::future::join(
+        let (a, b) = self.run(futures::future::join(
             self.client.query(&a, first.1),
             self.client.query(&b, second.1),
-        ));
+        ))?;
         Ok((self.checked(a)?, self.checked(b)?))
     }
 
@@ -190,9 +250,9 @@ impl PgClient {
     /// statements after it, the transaction having failed.
     pub fn execute_each(&self, sql: &str, each: &[Vec<&(dyn ToSql + Sync)>]) -> Result<(), StoreError> {
         let statement = self.statement(sql)?;
-        let done = block_on(futures::future::join_all(
+        let done = self.run(futures::future::join_all(
             each.iter().map(|params| self.client.execute(&statement, params)),
-        ));
+        ))?;
         for result in done {
             self.checked(result)?;
         }
@@ -213,26 +273,36 @@ impl PgClient {
                 .zip(statements)
                 .map(|(statement, (_, params))| self.client.execute(statement, params)),
         );
-        let (done, then_done) = block_on(futures::future::join(executions, self.client.batch_execute(then)));
+        let (done, then_done) = self.run(futures::future::join(executions, self.client.batch_execute(then)))?;
         for result in done {
             self.checked(result)?;
         }
         self.checked(then_done)
     }
 
-    /// `execute` that leaves the driver's error to the caller (to read its SQLSTATE).
+    /// `execute` that leaves the driver's error to the caller (to read its SQLSTATE). Outside
+    /// transactions that queue statements: it would send before them.
     pub fn execute_raw(&self, sql: &str, params: &Params<'_>) -> Result<u64, tokio_postgres::Error> {
+        debug_assert_eq!(self.queued(), 0, "execute_raw would overtake queued statements");
         self.checked_raw(block_on(self.client.execute(sql, params)))
     }
 
     /// Fixed SQL, no parameters, possibly several statements.
     pub fn batch(&self, sql: &str) -> Result<(), StoreError> {
-        self.checked(block_on(self.client.batch_execute(sql)))
+        self.answer(self.client.batch_execute(sql))
+    }
+
+    /// Rolls back whatever is open, dropping what is queued.
+    pub fn rollback(&self) -> Result<(), StoreError> {
+        self.queued.borrow_mut().clear();
+        self.batch("ROLLBACK")
     }
 
     /// Sends fixed SQL without waiting for the answer (the driver sends a request when its
-    /// future is first polled, and drops the answer of a future dropped): whether it was sent.
+    /// future is first polled, and drops the answer of a future dropped), dropping what is
+    /// queued: whether it was sent.
     pub fn send_batch(&self, sql: &str) -> bool {
+        self.queued.borrow_mut().clear();
         !matches!(self.client.batch_execute(sql).now_or_never(), Some(Err(_)))
     }
 
@@ -246,6 +316,7 @@ impl PgClient {
     /// Starts a transaction with `sql` (a `BEGIN ...`).
     pub fn begin(&self, sql: &str) -> Result<(), StoreError> {
         self.failed.set(false);
+        self.queued.borrow_mut().clear();
         self.batch(sql)
     }
 }

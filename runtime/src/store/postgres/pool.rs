@@ -226,7 +226,7 @@ impl Pooled<'_> {
     /// Rolls back whatever is open; a connection that cannot be brought back to rest is
     /// discarded.
     pub fn end(&mut self) {
-        if self.batch("ROLLBACK").is_err() {
+        if self.rollback().is_err() {
             self.discard();
         }
     }

@@ -24,12 +24,12 @@
 //! seqs a transaction drew and did not use are a gap in the sequence, as a rolled back
 //! transaction's are; nothing reads seqs but to order links.
 //!
-//! **Links go out together.** `add_link` keeps the link's `INSERT` and sends the kept ones in one
-//! round trip ([`PgClient::execute_each`](super::client::PgClient::execute_each)) before anything
-//! that reads or writes links runs, when [`MOST_KEPT_LINKS`](super::writes::MOST_KEPT_LINKS) are kept, and at commit: a create of
-//! four links writes them in one round trip, an `execute_commands` of 1,000 links in four. A
-//! statement's error then comes from whichever call sent it; the transaction has failed either
-//! way, and commits nothing.
+//! **Links go out together.** `add_link` [queues](super::client::PgClient::queue) the link's
+//! `INSERT`: it goes out in front of the connection's next request, in the same round trip, or
+//! alone once [`MOST_QUEUED_LINKS`](super::writes::MOST_QUEUED_LINKS) are queued. A create of
+//! three links sends them with the read of its change labels at commit; an `execute_commands` of
+//! 1,000 links in four round trips of their own. A statement's error then comes from whichever
+//! call sent it; the transaction has failed either way, and commits nothing.
 //!
 //! A commit sends its change log rows, their `NOTIFY`, its signature (the `UPDATE` of its
 //! `transactions` row) and `COMMIT` in one round trip.
@@ -48,7 +48,7 @@ use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective
 use super::schema::Scope;
 use super::statistics::Statistics;
 use super::superseded;
-use super::writes::{Kept, KeptLink, Seqs};
+use super::writes::{MOST_QUEUED_LINKS, QueuedLink, Seqs};
 use super::{changes, erase};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
 use crate::store::signing::TransactionSigner;
@@ -128,8 +128,6 @@ pub(super) struct PgWriteTx<'a> {
     tx_id: Option<i64>,
     /// Seqs drawn and not yet used (module docs).
     seqs: Seqs,
-    /// Links added and not yet sent (module docs).
-    kept: Kept,
     /// The perspectives whose advisory lock this transaction holds: exactly those it knows.
     known: Known,
     /// The change log: its labeller, and the sources this transaction touched.
@@ -155,7 +153,6 @@ impl<'a> PgWriteTx<'a> {
             signer: TransactionSigner::new(key, timestamp),
             tx_id: None,
             seqs: Seqs::default(),
-            kept: Kept::default(),
             known: Known::default(),
             feed,
             touched: Touched::default(),
@@ -165,15 +162,9 @@ impl<'a> PgWriteTx<'a> {
         })
     }
 
-    /// The connection to read through, once the links kept are written.
+    /// The connection to read through: the links queued go out in front of the read.
     fn reads(&self) -> Result<&Pooled<'a>, StoreError> {
-        self.send_kept()?;
         Ok(&self.conn)
-    }
-
-    /// Sends the links kept, in one round trip (module docs).
-    fn send_kept(&self) -> Result<(), StoreError> {
-        self.kept.send(&self.conn)
     }
 
     /// Takes the perspective's advisory lock, once per transaction, before any other statement
@@ -426,14 +417,16 @@ impl WriteTx for PgWriteTx<'_> {
         let (tx, seq) = self.next_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
         let value_key = value_key::key(&link.target);
-        let kept = KeptLink {
+        if self.conn.queued() >= MOST_QUEUED_LINKS {
+            self.conn.flush()?;
+        }
+        self.conn.queue(Box::new(QueuedLink {
             link: link.clone(),
             perspective: id,
             tx,
             hash: hash.to_vec(),
             value_key,
-        };
-        self.kept.keep(kept, &self.conn)?;
+        }));
         self.signer.signed(&hash);
         self.touched.add(perspective, &link.source);
         self.changed += 1;
@@ -443,7 +436,6 @@ impl WriteTx for PgWriteTx<'_> {
     fn remove_links(&mut self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
         let id = self.perspective_id(perspective)?;
         let (clause, values) = sql::pattern_clause(&pattern, POSTGRES);
-        self.send_kept()?;
         let removed = self.conn.query(
             &format!("DELETE FROM links WHERE {clause} RETURNING source, predicate"),
             &with_perspective(&id, &values),
@@ -479,7 +471,6 @@ impl WriteTx for PgWriteTx<'_> {
     }
 
     fn commit(mut self: Box<Self>) -> Result<(), StoreError> {
-        self.send_kept()?;
         self.check_not_failed()?;
         self.record_and_commit(false)?;
         self.committed = true;
@@ -490,7 +481,6 @@ impl WriteTx for PgWriteTx<'_> {
     fn erase_links(&mut self, perspective: &str, patterns: &[LinkPattern<'_>]) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
         let sources = sources_matching(&*self, perspective, patterns)?;
-        self.send_kept()?;
         let erased = erase::erase_links(&self.conn, self.key, id, patterns)?;
         self.touched.add_all(perspective, sources.iter().map(String::as_str));
         self.changed += erased.links;
@@ -499,7 +489,6 @@ impl WriteTx for PgWriteTx<'_> {
 
     fn erase_perspective(&mut self, perspective: &str) -> Result<Erased, StoreError> {
         let id = self.perspective_id(perspective)?;
-        self.send_kept()?;
         changes::erase_perspective(&self.conn, id)?;
         let erased = erase::erase_perspective(&self.conn, self.key, id)?;
         self.touched.erase(perspective);

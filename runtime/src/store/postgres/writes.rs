@@ -1,24 +1,23 @@
 //! How a write transaction spares round trips on links (the module docs of [`tx`](super::tx)):
-//! seqs drawn in blocks, and `INSERT`s kept and sent together.
+//! seqs drawn in blocks, and `INSERT`s queued to go out with the next request.
 
-use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::sync::LazyLock;
 
 use tokio_postgres::types::ToSql;
 
-use super::client::{PgClient, get};
+use super::client::{PgClient, Queued, get};
 use super::superseded;
 use crate::store::{Link, StoreError};
 
 /// Most seqs a transaction draws in one statement (module docs).
 pub(super) const MOST_SEQS_AT_ONCE: i32 = 1_024;
-/// Most links `add_link` keeps before it sends them (module docs).
-pub(super) const MOST_KEPT_LINKS: usize = 256;
+/// Most links `add_link` queues before it sends them (module docs).
+pub(super) const MOST_QUEUED_LINKS: usize = 256;
 
 /// The `INSERT` of a link, of its `sources` row (which keeps the earliest (timestamp, seq),
-/// should a clock ever step back), and of the `superseded` flags ([`superseded`]), kept until
-/// the transaction sends it.
+/// should a clock ever step back), and of the `superseded` flags ([`superseded`]), queued until
+/// the connection's next request.
 static INSERT_LINK: LazyLock<String> = LazyLock::new(|| {
     format!(
         "WITH earlier AS ({}), link AS (\
@@ -34,7 +33,7 @@ static INSERT_LINK: LazyLock<String> = LazyLock::new(|| {
 
 /// A link [`INSERT_LINK`] is to write: its seq, perspective row id, `transactions` row, hash and
 /// value key beside it.
-pub(super) struct KeptLink {
+pub(super) struct QueuedLink {
     pub link: Link,
     pub perspective: i64,
     pub tx: i64,
@@ -42,7 +41,11 @@ pub(super) struct KeptLink {
     pub value_key: String,
 }
 
-impl KeptLink {
+impl Queued for QueuedLink {
+    fn sql(&self) -> &str {
+        &INSERT_LINK
+    }
+
     fn params(&self) -> Vec<&(dyn ToSql + Sync)> {
         let link = &self.link;
         vec![
@@ -103,30 +106,5 @@ impl Seqs {
         block.sort_unstable();
         self.drawn.extend(block);
         self.next_block = (self.next_block * 2).min(MOST_SEQS_AT_ONCE);
-    }
-}
-
-/// Links added and not sent yet.
-#[derive(Default)]
-pub(super) struct Kept(RefCell<Vec<KeptLink>>);
-
-impl Kept {
-    /// Keeps `link`, sending those kept first when there are [`MOST_KEPT_LINKS`].
-    pub fn keep(&self, link: KeptLink, conn: &PgClient) -> Result<(), StoreError> {
-        if self.0.borrow().len() >= MOST_KEPT_LINKS {
-            self.send(conn)?;
-        }
-        self.0.borrow_mut().push(link);
-        Ok(())
-    }
-
-    /// Sends the links kept, in one round trip.
-    pub fn send(&self, conn: &PgClient) -> Result<(), StoreError> {
-        let kept = std::mem::take(&mut *self.0.borrow_mut());
-        if kept.is_empty() {
-            return Ok(());
-        }
-        let each: Vec<_> = kept.iter().map(KeptLink::params).collect();
-        conn.execute_each(&INSERT_LINK, &each)
     }
 }
