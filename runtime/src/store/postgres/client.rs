@@ -172,22 +172,33 @@ impl PgClient {
         if queued.is_empty() {
             return Ok(block_on(request));
         }
-        let statements = queued
-            .iter()
-            .map(|q| self.statement(q.sql()))
-            .collect::<Result<Vec<_>, _>>()?;
+        let statements = self.prepared(queued.iter().map(|q| q.sql()))?;
         let params: Vec<_> = queued.iter().map(|q| q.params()).collect();
-        let sent = futures::future::join_all(
-            statements
-                .iter()
-                .zip(&params)
-                .map(|(statement, params)| self.client.execute(statement, params)),
-        );
+        let sent = self.executions(statements.iter().zip(params.iter().map(Vec::as_slice)));
         let (sent, answer) = block_on(futures::future::join(sent, request));
-        for result in sent {
+        self.checked_all(sent)?;
+        Ok(answer)
+    }
+
+    /// The prepared statements of `sqls`, in order.
+    fn prepared<'s>(&self, sqls: impl Iterator<Item = &'s str>) -> Result<Vec<Statement>, StoreError> {
+        sqls.map(|sql| self.statement(sql)).collect()
+    }
+
+    /// Every execution of `statements` with its parameters, to be sent together (module docs).
+    fn executions<'c>(
+        &'c self,
+        statements: impl Iterator<Item = (&'c Statement, &'c Params<'c>)>,
+    ) -> impl Future<Output = Vec<Result<u64, tokio_postgres::Error>>> + 'c {
+        futures::future::join_all(statements.map(|(statement, params)| self.client.execute(statement, params)))
+    }
+
+    /// The first error of `results`, if any.
+    fn checked_all(&self, results: Vec<Result<u64, tokio_postgres::Error>>) -> Result<(), StoreError> {
+        for result in results {
             self.checked(result)?;
         }
-        Ok(answer)
+        Ok(())
     }
 
     /// [`PgClient::run`] of a request with one answer.
@@ -250,33 +261,18 @@ impl PgClient {
     /// statements after it, the transaction having failed.
     pub fn execute_each(&self, sql: &str, each: &[Vec<&(dyn ToSql + Sync)>]) -> Result<(), StoreError> {
         let statement = self.statement(sql)?;
-        let done = self.run(futures::future::join_all(
-            each.iter().map(|params| self.client.execute(&statement, params)),
-        ))?;
-        for result in done {
-            self.checked(result)?;
-        }
-        Ok(())
+        let done = self.run(self.executions(each.iter().map(|params| (&statement, params.as_slice()))))?;
+        self.checked_all(done)
     }
 
     /// Runs each of `statements` in order, then the fixed statements `then` (a `COMMIT`), in one
     /// round trip (module docs): the first error, if any. PostgreSQL refuses the statements after
     /// a failed one and answers the `COMMIT` with a rollback.
     pub fn execute_all(&self, statements: &[(&str, &Params<'_>)], then: &str) -> Result<(), StoreError> {
-        let prepared = statements
-            .iter()
-            .map(|(sql, _)| self.statement(sql))
-            .collect::<Result<Vec<_>, _>>()?;
-        let executions = futures::future::join_all(
-            prepared
-                .iter()
-                .zip(statements)
-                .map(|(statement, (_, params))| self.client.execute(statement, params)),
-        );
+        let prepared = self.prepared(statements.iter().map(|(sql, _)| *sql))?;
+        let executions = self.executions(prepared.iter().zip(statements.iter().map(|(_, params)| *params)));
         let (done, then_done) = self.run(futures::future::join(executions, self.client.batch_execute(then)))?;
-        for result in done {
-            self.checked(result)?;
-        }
+        self.checked_all(done)?;
         self.checked(then_done)
     }
 
