@@ -14,7 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use super::client::{PgClient, get};
-use super::queries::{refresh_sources, with_perspective};
+use super::queries::with_perspective;
 use super::superseded;
 use crate::store::redaction::{self, ByTransaction, Redacted, StoredTransaction};
 use crate::store::sql::{self, POSTGRES};
@@ -42,10 +42,7 @@ pub(super) fn erase_links(
         }
         erased.links += rows.len() as u64;
     }
-    superseded::after_removal(conn, id, &pairs)?;
-    let sources: BTreeSet<&str> = pairs.iter().map(|(source, _)| source.as_str()).collect();
-    let sources: Vec<&str> = sources.into_iter().collect();
-    erased.index_entries = refresh_sources(conn, id, &sources)?;
+    erased.index_entries = superseded::after_removal(conn, id, &pairs)?.1;
     redact(conn, key, &by_tx, &mut erased)?;
     Ok(erased)
 }

@@ -6,12 +6,13 @@
 //!
 //! Writers to one perspective take turns (its advisory lock), so the statements here see every
 //! link of the source and predicate there is. A link's `INSERT` flags it and the links it
-//! supersedes in the same statement ([`super::writes`]): it goes out with the others kept, at no
+//! supersedes in the same statement ([`super::writes`]): it goes out with the next request, at no
 //! round trip of its own.
 
 use std::collections::BTreeSet;
 
 use super::client::PgClient;
+use super::queries::refresh_sources;
 use crate::store::StoreError;
 
 /// The value of `superseded` for the link being inserted (`$1` its seq, `$2` perspective, `$3`
@@ -30,18 +31,23 @@ const RESTORE_LAST: &str = "UPDATE links SET superseded = 0 WHERE superseded = 1
     ORDER BY timestamp DESC, id DESC LIMIT 1)";
 
 /// After links of these (source, predicate) pairs were removed from perspective `perspective`:
-/// the last one left of each (if any) is not superseded. One round trip.
-pub(super) fn after_removal(
+/// the last one left of each (if any) is not superseded (one round trip), and the `sources` rows
+/// of their sources are set from the links left ([`refresh_sources`]). Returns those sources and
+/// how many of their rows were deleted.
+pub(super) fn after_removal<'p>(
     conn: &PgClient,
     perspective: i64,
-    pairs: &BTreeSet<(String, String)>,
-) -> Result<(), StoreError> {
+    pairs: &'p BTreeSet<(String, String)>,
+) -> Result<(Vec<&'p str>, u64), StoreError> {
     let each: Vec<_> = pairs
         .iter()
         .map(|(source, predicate)| vec![&perspective as _, source as _, predicate as _])
         .collect();
-    if each.is_empty() {
-        return Ok(());
+    if !each.is_empty() {
+        conn.execute_each(RESTORE_LAST, &each)?;
     }
-    conn.execute_each(RESTORE_LAST, &each)
+    let sources: BTreeSet<&str> = pairs.iter().map(|(source, _)| source.as_str()).collect();
+    let sources: Vec<&str> = sources.into_iter().collect();
+    let deleted = refresh_sources(conn, perspective, &sources)?;
+    Ok((sources, deleted))
 }

@@ -44,7 +44,7 @@ use tokio_postgres::types::ToSql;
 
 use super::client::get;
 use super::pool::{Pool, Pooled};
-use super::queries::{self, LOOKUP, lookup_row, refresh_sources, with_perspective};
+use super::queries::{self, LOOKUP, lookup_row, with_perspective};
 use super::schema::Scope;
 use super::statistics::Statistics;
 use super::superseded;
@@ -163,8 +163,8 @@ impl<'a> PgWriteTx<'a> {
     }
 
     /// The connection to read through: the links queued go out in front of the read.
-    fn reads(&self) -> Result<&Pooled<'a>, StoreError> {
-        Ok(&self.conn)
+    pub fn conn(&self) -> &Pooled<'a> {
+        &self.conn
     }
 
     /// Takes the perspective's advisory lock, once per transaction, before any other statement
@@ -277,7 +277,7 @@ macro_rules! reads_through_conn {
     ($tx:ident) => {
         impl ReadTx for $tx<'_> {
             fn perspectives(&self) -> Result<Vec<Perspective>, StoreError> {
-                queries::perspectives(self.reads()?)
+                queries::perspectives(self.conn())
             }
             fn perspective(&self, uuid: &str) -> Result<Option<Perspective>, StoreError> {
                 Ok(self.resolve(uuid)?.map(|(_, perspective)| perspective))
@@ -290,7 +290,7 @@ macro_rules! reads_through_conn {
                 offset: u64,
             ) -> Result<Vec<Link>, StoreError> {
                 queries::links(
-                    self.reads()?,
+                    self.conn(),
                     self.perspective_id(perspective)?,
                     pattern,
                     limit,
@@ -298,10 +298,10 @@ macro_rules! reads_through_conn {
                 )
             }
             fn count_links(&self, perspective: &str, pattern: LinkPattern<'_>) -> Result<u64, StoreError> {
-                queries::count_links(self.reads()?, self.perspective_id(perspective)?, pattern)
+                queries::count_links(self.conn(), self.perspective_id(perspective)?, pattern)
             }
             fn sources(&self, perspective: &str, query: &SourceQuery, order: Order) -> Result<Vec<String>, StoreError> {
-                queries::sources(self.reads()?, self.perspective_id(perspective)?, query, order)
+                queries::sources(self.conn(), self.perspective_id(perspective)?, query, order)
             }
             fn source_page(
                 &self,
@@ -312,7 +312,7 @@ macro_rules! reads_through_conn {
                 limit: u64,
             ) -> Result<(Vec<String>, u64), StoreError> {
                 queries::source_page(
-                    self.reads()?,
+                    self.conn(),
                     self.perspective_id(perspective)?,
                     query,
                     order,
@@ -327,17 +327,17 @@ macro_rules! reads_through_conn {
                 predicates: &[String],
             ) -> Result<Vec<Link>, StoreError> {
                 queries::links_from(
-                    self.reads()?,
+                    self.conn(),
                     self.perspective_id(perspective)?,
                     sources,
                     predicates,
                 )
             }
             fn first_link(&self, perspective: &str, source: &str) -> Result<Option<(i64, i64)>, StoreError> {
-                queries::first_link(self.reads()?, self.perspective_id(perspective)?, source)
+                queries::first_link(self.conn(), self.perspective_id(perspective)?, source)
             }
             fn models(&self, perspective: &str) -> Result<Vec<StoredModel>, StoreError> {
-                queries::models(self.reads()?, self.perspective_id(perspective)?)
+                queries::models(self.conn(), self.perspective_id(perspective)?)
             }
             fn count_links_elsewhere(
                 &self,
@@ -345,29 +345,24 @@ macro_rules! reads_through_conn {
                 pattern: LinkPattern<'_>,
             ) -> Result<Vec<(Perspective, u64)>, StoreError> {
                 self.touch(except)?;
-                queries::count_links_elsewhere(self.reads()?, except, pattern)
+                queries::count_links_elsewhere(self.conn(), except, pattern)
             }
             fn changes(&self, perspective: &str, after: i64, limit: u64) -> Result<Vec<Change>, StoreError> {
                 self.touch(perspective)?;
-                changes::changes(self.reads()?, perspective, after, limit)
+                changes::changes(self.conn(), perspective, after, limit)
             }
             fn change_head(&self, perspective: &str) -> Result<i64, StoreError> {
                 self.touch(perspective)?;
-                changes::change_head(self.reads()?, perspective)
+                changes::change_head(self.conn(), perspective)
             }
             fn change_heads(&self) -> Result<Vec<(String, i64)>, StoreError> {
-                changes::change_heads(self.reads()?)
+                changes::change_heads(self.conn())
             }
         }
     };
 }
 
 impl PgReadTx<'_> {
-    /// The connection to read through.
-    fn reads(&self) -> Result<&Pooled<'_>, StoreError> {
-        Ok(&self.conn)
-    }
-
     /// The perspective's row id, or [`StoreError::NoPerspective`].
     fn perspective_id(&self, uuid: &str) -> Result<i64, StoreError> {
         match self.resolve(uuid)? {
@@ -444,10 +439,7 @@ impl WriteTx for PgWriteTx<'_> {
             .iter()
             .map(|row| Ok((get::<String>(row, 0)?, get::<String>(row, 1)?)))
             .collect::<Result<BTreeSet<_>, StoreError>>()?;
-        superseded::after_removal(&self.conn, id, &pairs)?;
-        let sources: BTreeSet<&str> = pairs.iter().map(|(source, _)| source.as_str()).collect();
-        let sources: Vec<&str> = sources.into_iter().collect();
-        refresh_sources(&self.conn, id, &sources)?;
+        let (sources, _) = superseded::after_removal(&self.conn, id, &pairs)?;
         self.touched.add_all(perspective, sources);
         self.changed += removed.len() as u64;
         Ok(removed.len() as u64)
