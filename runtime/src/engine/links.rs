@@ -109,7 +109,9 @@ impl Engine {
             .iter()
             .map(link_json)
             .collect();
-        Ok(json!({ "count": links.len(), "total_count": total, "links": links }))
+        let mut answer = json!({ "count": links.len(), "total_count": total });
+        answer["links"] = Value::Array(links); // moved: `json!` would serialize a copy
+        Ok(answer)
     }
 
     /// `add_child`: `parent —ad4m://has_child→ child`.

@@ -108,12 +108,14 @@ impl Engine {
             .iter()
             .map(|node| instance_object(&class, node, &links.remove(node).unwrap_or_default()))
             .collect();
-        Ok(json!({
+        // The page moves into the answer: `json!` would serialize a copy of it.
+        let mut answer = json!({
             "class_name": class.name,
             "count": instances.len(),
             "total_count": total,
-            "instances": instances,
-        }))
+        });
+        answer["instances"] = Value::Array(instances);
+        Ok(answer)
     }
 }
 
