@@ -67,6 +67,8 @@ pub(super) fn change_heads(conn: &Connection) -> Result<Vec<(String, i64)>, Stor
 
 /// Deletes every row of the forgotten sources, then inserts the commit's rows; `tx` is its
 /// `transactions` row (when it wrote links), whose first link of a source makes that source new.
+/// `ids` holds the perspective ids the transaction has looked up already; the others are looked
+/// up here.
 ///
 /// Each row is a one-row `INSERT … VALUES`, its perspective's id looked up beforehand: as an
 /// `INSERT … SELECT` SQLite opened a statement journal for it (a multi-row write that may abort
@@ -74,9 +76,9 @@ pub(super) fn change_heads(conn: &Connection) -> Result<Vec<(String, i64)>, Stor
 pub(super) fn record(
     conn: &Connection,
     pending: &Pending,
-    author: &str,
-    at: i64,
+    (author, at): (&str, i64),
     tx: Option<i64>,
+    ids: &HashMap<String, i64>,
 ) -> Result<(), StoreError> {
     for (perspective, source) in &pending.forgotten {
         conn.prepare_cached(
@@ -84,16 +86,17 @@ pub(super) fn record(
         )?
         .execute((perspective, source))?;
     }
-    let mut ids: HashMap<&str, Option<i64>> = HashMap::new();
+    let mut looked_up: HashMap<&str, Option<i64>> = HashMap::new();
     for row in &pending.rows {
-        let id = match ids.get(row.perspective.as_str()) {
-            Some(id) => *id,
-            None => {
+        let id = match (ids.get(&row.perspective), looked_up.get(row.perspective.as_str())) {
+            (Some(id), _) => Some(*id),
+            (None, Some(id)) => *id,
+            (None, None) => {
                 let id = conn
                     .prepare_cached("SELECT id FROM perspectives WHERE uuid = ?1")?
                     .query_row([&row.perspective], |found| found.get(0))
                     .optional()?;
-                *ids.entry(&row.perspective).or_insert(id)
+                *looked_up.entry(&row.perspective).or_insert(id)
             }
         };
         // An erased perspective's rows have nowhere to go.

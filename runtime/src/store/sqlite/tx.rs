@@ -141,7 +141,7 @@ impl<'a> SqliteWriteTx<'a> {
         let labeller = self.feed.labeller();
         let pending = pending_rows(&*self, &touched, labeller.as_deref(), redact)?;
         let (author, at) = (self.signer.author().to_string(), self.signer.timestamp());
-        changes::record(&self.conn, &pending, &author, at, self.tx_id)?;
+        changes::record(&self.conn, &pending, (&author, at), self.tx_id, &self.perspective_ids)?;
         Ok(touched.perspectives())
     }
 
