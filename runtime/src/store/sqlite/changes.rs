@@ -1,8 +1,6 @@
 //! The change log's SQL ([`crate::store::changes`]): reading a perspective's rows, and the
 //! rows a commit writes.
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, OptionalExtension, Row};
 
 use crate::store::changes::{Pending, decode_labels};
@@ -67,8 +65,8 @@ pub(super) fn change_heads(conn: &Connection) -> Result<Vec<(String, i64)>, Stor
 
 /// Deletes every row of the forgotten sources, then inserts the commit's rows; `tx` is its
 /// `transactions` row (when it wrote links), whose first link of a source makes that source new.
-/// `ids` holds the perspective ids the transaction has looked up already; the others are looked
-/// up here.
+/// `perspective_id` gives a perspective's row id (every perspective of a row exists: an erased
+/// one leaves no touched source behind).
 ///
 /// Each row is a one-row `INSERT … VALUES`, its perspective's id looked up beforehand: as an
 /// `INSERT … SELECT` SQLite opened a statement journal for it (a multi-row write that may abort
@@ -78,7 +76,7 @@ pub(super) fn record(
     pending: &Pending,
     (author, at): (&str, i64),
     tx: Option<i64>,
-    ids: &HashMap<String, i64>,
+    mut perspective_id: impl FnMut(&str) -> Result<i64, StoreError>,
 ) -> Result<(), StoreError> {
     for (perspective, source) in &pending.forgotten {
         conn.prepare_cached(
@@ -86,21 +84,8 @@ pub(super) fn record(
         )?
         .execute((perspective, source))?;
     }
-    let mut looked_up: HashMap<&str, Option<i64>> = HashMap::new();
     for row in &pending.rows {
-        let id = match (ids.get(&row.perspective), looked_up.get(row.perspective.as_str())) {
-            (Some(id), _) => Some(*id),
-            (None, Some(id)) => *id,
-            (None, None) => {
-                let id = conn
-                    .prepare_cached("SELECT id FROM perspectives WHERE uuid = ?1")?
-                    .query_row([&row.perspective], |found| found.get(0))
-                    .optional()?;
-                *looked_up.entry(&row.perspective).or_insert(id)
-            }
-        };
-        // An erased perspective's rows have nowhere to go.
-        let Some(id) = id else { continue };
+        let id = perspective_id(&row.perspective)?;
         conn.prepare_cached(
             "INSERT INTO changes (perspective, source, author, at, labels, labels_before) \
              VALUES (?1, ?2, ?3, ?4, ?5, COALESCE(\

@@ -141,17 +141,15 @@ impl<'a> SqliteWriteTx<'a> {
         let labeller = self.feed.labeller();
         let pending = pending_rows(&*self, &touched, labeller.as_deref(), redact)?;
         let (author, at) = (self.signer.author().to_string(), self.signer.timestamp());
-        changes::record(&self.conn, &pending, (&author, at), self.tx_id, &self.perspective_ids)?;
+        let (conn, ids) = (&*self.conn, &mut self.perspective_ids);
+        changes::record(conn, &pending, (&author, at), self.tx_id, |uuid| {
+            cached_id(conn, ids, uuid)
+        })?;
         Ok(touched.perspectives())
     }
 
     fn perspective_id(&mut self, uuid: &str) -> Result<i64, StoreError> {
-        if let Some(id) = self.perspective_ids.get(uuid) {
-            return Ok(*id);
-        }
-        let id = queries::perspective_id(&self.conn, uuid)?;
-        self.perspective_ids.insert(uuid.to_string(), id);
-        Ok(id)
+        cached_id(&self.conn, &mut self.perspective_ids, uuid)
     }
 
     fn take_seq(&mut self) -> Result<i64, StoreError> {
@@ -228,6 +226,16 @@ impl<'a> SqliteWriteTx<'a> {
         };
         Ok(())
     }
+}
+
+/// The row id of perspective `uuid`, looked up once per transaction (`ids`).
+fn cached_id(conn: &Connection, ids: &mut HashMap<String, i64>, uuid: &str) -> Result<i64, StoreError> {
+    if let Some(id) = ids.get(uuid) {
+        return Ok(*id);
+    }
+    let id = queries::perspective_id(conn, uuid)?;
+    ids.insert(uuid.to_string(), id);
+    Ok(id)
 }
 
 impl Drop for SqliteWriteTx<'_> {
