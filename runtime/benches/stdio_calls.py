@@ -4,7 +4,8 @@ Python standard library: `stdio_calls.py BIN DB N [--pause]`.
 
 BIN is a `shacl-mcp` binary, DB its `--db` (a SQLite file or a PostgreSQL URL; a fresh database
 per run), N the calls of each kind. The server serves `dna/tasks.json`; one call is in flight at a
-time. Prints the client's p50 and p99 of each. With `--pause` it waits for a line on stdin after the
+time. Prints the client's p50, p99 and mean of each, and the share of the time spent in calls over
+1 ms (a commit that overlaps a checkpoint is one). With `--pause` it waits for a line on stdin after the
 handshake, so that statistics (pg_stat_statements) can be reset before the calls. Used for A/B runs
 of two builds in alternation (runtime/benches/results/query-and-http-2026-12-07.md, section 11).
 """
@@ -41,9 +42,13 @@ class Server:
         return json.loads(answer["result"]["content"][0]["text"])
 
 
-def percentiles(seconds):
+def summary(seconds):
+    """p50 and p99 in ms, the mean in ms, and the percentage of the time in calls over 1 ms."""
     seconds = sorted(seconds)
-    return seconds[len(seconds) // 2] * 1000, seconds[int(len(seconds) * 0.99)] * 1000
+    total = sum(seconds)
+    slow = sum(s for s in seconds if s > 0.001)
+    p50, p99 = seconds[len(seconds) // 2], seconds[int(len(seconds) * 0.99)]
+    return p50 * 1000, p99 * 1000, total / len(seconds) * 1000, 100 * slow / total
 
 
 def timed(calls):
@@ -52,7 +57,7 @@ def timed(calls):
         start = time.perf_counter()
         call()
         spent.append(time.perf_counter() - start)
-    return percentiles(spent)
+    return summary(spent)
 
 
 def main():
@@ -79,8 +84,9 @@ def main():
 
     creates = timed([lambda k=k: create(k) for k in range(n)])
     gets = timed([get] * n)
-    print(f"instance_create p50 {creates[0]:.3f} ms p99 {creates[1]:.3f} ms | "
-          f"instance_get p50 {gets[0]:.3f} ms p99 {gets[1]:.3f} ms ({n} each)")
+    for name, (p50, p99, mean, slow) in (("instance_create", creates), ("instance_get", gets)):
+        print(f"{name} p50 {p50:.3f} ms p99 {p99:.3f} ms mean {mean:.3f} ms, {slow:.1f}% of the time in calls over 1 ms")
+    print(f"({n} each)")
     server.proc.stdin.close()
     server.proc.wait()
 
