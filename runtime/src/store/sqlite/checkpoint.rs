@@ -15,13 +15,6 @@
 //!
 //! Durability is unchanged: in WAL mode a commit is in the log before `COMMIT` returns, and a
 //! checkpoint only moves committed pages into the database file.
-//!
-//! On Linux the thread runs under the `SCHED_IDLE` policy ([`yield_to_calls`]). A checkpoint
-//! is about a millisecond of copying, which the thread starts as soon as the `fsync` of the log
-//! wakes it. At normal priority it took the core from the worker in the middle of a call, and the
-//! worker waited for it there while the other core idled: a create overlapping a checkpoint took
-//! 1–1.5 ms against 0.3, and such creates were a tenth of a stream's time (a `perf sched` trace;
-//! nice 19 did not stop it). Under `SCHED_IDLE` the thread runs on a core no call wants.
 
 use std::ffi::c_int;
 use std::path::Path;
@@ -132,7 +125,6 @@ impl Drop for Checkpointer {
 }
 
 fn run(conn: &Connection, shared: &Shared) {
-    yield_to_calls();
     loop {
         let stop = {
             let mut guard = lock(&shared.state);
@@ -155,47 +147,5 @@ fn run(conn: &Connection, shared: &Shared) {
         if stop {
             return;
         }
-    }
-}
-
-/// Puts the calling thread under `SCHED_IDLE`: it runs only on a core no thread of normal
-/// policy wants, and never preempts one. The price is a checkpoint delayed while both cores are
-/// busy; the log then grows until the writer's [`Checkpointer::backstop`] (which waits for this
-/// thread's checkpoint to end, so a commit can wait for it too). The policy cannot be raised
-/// again without `CAP_SYS_NICE`, so it is set once. A refusal only leaves the thread as it was.
-#[cfg(target_os = "linux")]
-fn yield_to_calls() {
-    let param = libc::sched_param { sched_priority: 0 };
-    // SAFETY: `param` is a valid `sched_param` that outlives the call, which only reads it; pid 0
-    // is the calling thread.
-    if unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) } != 0 {
-        let error = std::io::Error::last_os_error();
-        tracing::debug!(kind = "checkpoint", %error, "the checkpoint thread keeps the normal policy");
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn yield_to_calls() {}
-
-#[cfg(all(test, target_os = "linux"))]
-mod tests {
-    /// The policy of the calling thread, from `/proc` (field 41 of its `stat`).
-    fn policy() -> i32 {
-        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-        // The name (field 2) is in parentheses and may hold spaces: count from its end.
-        let after_name = stat.rsplit_once(')').unwrap().1;
-        after_name.split_whitespace().nth(41 - 3).unwrap().parse().unwrap()
-    }
-
-    #[test]
-    fn the_checkpoint_thread_gives_way_to_calls() {
-        let (before, after) = std::thread::spawn(|| {
-            let before = policy();
-            super::yield_to_calls();
-            (before, policy())
-        })
-        .join()
-        .unwrap();
-        assert_eq!((before, after), (libc::SCHED_OTHER, libc::SCHED_IDLE));
     }
 }
