@@ -61,7 +61,10 @@ pub(super) struct Checkpointer {
 impl Checkpointer {
     pub fn start(path: &Path) -> Result<Checkpointer, StoreError> {
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags)?;
+        let conn = match super::log_writes::register_yielding() {
+            Some(vfs) => Connection::open_with_flags_and_vfs(path, flags, vfs)?,
+            None => Connection::open_with_flags(path, flags)?,
+        };
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let shared = Arc::new(Shared {
             state: Mutex::default(),
@@ -97,6 +100,7 @@ impl Checkpointer {
         let shared = self.shared.clone();
         move |wal, pages| {
             if pages >= BACKSTOP_PAGES {
+                let _hurry = super::log_writes::hurry();
                 let _running = lock(&shared.running);
                 if let Err(e) = wal.checkpoint_v2(CheckpointMode::PASSIVE) {
                     tracing::warn!(kind = "checkpoint", error = %e, "the writer's WAL checkpoint failed; the next commit retries it");
@@ -110,6 +114,7 @@ impl Checkpointer {
     /// Waits for a running checkpoint to end and keeps the next from starting while the guard
     /// lives (an erasure truncating the log).
     pub fn hold(&self) -> MutexGuard<'_, ()> {
+        let _hurry = super::log_writes::hurry();
         lock(&self.shared.running)
     }
 }

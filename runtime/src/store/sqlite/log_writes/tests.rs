@@ -12,6 +12,8 @@ use super::super::tests::TempDir;
 thread_local! {
     /// Writes of gathered bytes to an inner log file, by this thread (each test runs on its own).
     pub(super) static INNER_WRITES: Cell<u64> = const { Cell::new(0) };
+    /// Yields of a yielding log file, by this thread.
+    pub(super) static YIELDS: Cell<u64> = const { Cell::new(0) };
 }
 
 fn open_through_vfs(path: &Path) -> Connection {
@@ -131,4 +133,44 @@ fn files_other_than_the_log_are_the_default_vfs_own() {
     assert_eq!(INNER_WRITES.get(), writes_before);
     drop(conn);
     assert_eq!(read_plainly(&path), (20, (0..20).sum()));
+}
+
+/// The checkpoint thread's registration: a checkpoint through it copies the whole log into the
+/// database, giving the core away as it reads the frames, and not while someone waits for it.
+#[test]
+fn a_checkpoint_through_the_yielding_registration_copies_the_log_and_yields() {
+    let dir = TempDir::new();
+    let path = db(&dir);
+    let writer = open_through_vfs(&path);
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let vfs = super::register_yielding().expect("the VFS registers");
+    let checkpointer = Connection::open_with_flags_and_vfs(&path, flags, vfs).unwrap();
+    let checkpoint = || -> (i64, i64, i64) {
+        checkpointer
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+            })
+            .unwrap()
+    };
+
+    insert(&writer, 0..200);
+    let yields_before = YIELDS.get();
+    // Not busy, and the log truncated: every frame is in the database file.
+    assert_eq!(checkpoint(), (0, 0, 0));
+    assert_eq!(std::fs::metadata(dir.0.join("store.db-wal")).unwrap().len(), 0);
+    assert_eq!(read_plainly(&path), (200, (0..200).sum()));
+    // One after the log's sync, one every eight of the ~55 pages copied.
+    assert!(
+        YIELDS.get() >= yields_before + 5,
+        "{} yields",
+        YIELDS.get() - yields_before
+    );
+
+    insert(&writer, 200..400);
+    let yields_before = YIELDS.get();
+    let hurry = super::hurry();
+    assert_eq!(checkpoint(), (0, 0, 0));
+    drop(hurry);
+    assert_eq!(YIELDS.get(), yields_before);
+    assert_eq!(read_plainly(&path), (400, (0..400).sum()));
 }
