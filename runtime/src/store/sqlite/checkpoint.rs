@@ -15,6 +15,11 @@
 //!
 //! Durability is unchanged: in WAL mode a commit is in the log before `COMMIT` returns, and a
 //! checkpoint only moves committed pages into the database file.
+//!
+//! The thread's connection opens the database through the yielding registration of the
+//! log-writes VFS ([`super::log_writes::register_yielding`]), so a checkpoint gives the core
+//! back to the calls every few pages; whoever waits for it ([`Checkpointer::backstop`],
+//! [`Checkpointer::hold`]) turns that off meanwhile ([`super::log_writes::hurry`]).
 
 use std::ffi::c_int;
 use std::path::Path;
