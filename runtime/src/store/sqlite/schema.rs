@@ -8,11 +8,11 @@ use crate::store::{AuthorKey, StoreError};
 use crate::value_key;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA, V5, V6, V7];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA, V5, V6, V7, V8];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -135,6 +135,33 @@ UPDATE links SET superseded = 1 WHERE EXISTS (SELECT 1 FROM links AS later \
     AND later.predicate = links.predicate AND (later.timestamp, later.id) > (links.timestamp, links.id));
 DROP INDEX links_predicate_value;
 CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source, superseded);
+";
+
+/// Version 8: the keys looked up by source lead with the source, not the perspective. A filter
+/// seeks each match's `sources` row and its class marker in `links_source_predicate`, and reads
+/// a page's instances through `links_source_time`; in a key led by the perspective, which is
+/// the same in nearly every key, each of a seek's comparisons ties on it and goes on to SQLite's
+/// general comparison of the rest, where a key led by the source is decided by its first field.
+/// Every lookup of these gives both columns, so the order serves them all: the 1%-filter
+/// statement at 100,000 Tasks ran 19% fewer instructions (callgrind). `sources` is a `WITHOUT
+/// ROWID` table keyed by (perspective, source), so it is copied into one keyed the other way.
+const V8: &str = "
+DROP INDEX links_source_predicate;
+CREATE INDEX links_source_predicate ON links(source, perspective, predicate, target);
+DROP INDEX links_source_time;
+CREATE INDEX links_source_time ON links(source, perspective, timestamp);
+CREATE TABLE sources_by_source (
+    perspective INTEGER NOT NULL REFERENCES perspectives(id),
+    source TEXT NOT NULL,
+    first_ts INTEGER NOT NULL,
+    first_seq INTEGER NOT NULL,
+    PRIMARY KEY (source, perspective)
+) WITHOUT ROWID;
+INSERT INTO sources_by_source (perspective, source, first_ts, first_seq)
+    SELECT perspective, source, first_ts, first_seq FROM sources;
+DROP TABLE sources;
+ALTER TABLE sources_by_source RENAME TO sources;
+CREATE INDEX sources_first ON sources(perspective, first_ts, first_seq);
 ";
 
 /// The SQL function giving a target's value key ([`value_key::key`]), registered on every

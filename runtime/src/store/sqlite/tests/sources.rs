@@ -100,7 +100,7 @@ fn queries_use_indexes() {
         for step in plan.iter().filter(|step| step.contains(" later ")) {
             later_probes += 1;
             assert!(
-                step.contains("INDEX links_source_predicate (perspective=? AND source=? AND predicate=?)"),
+                step.contains("INDEX links_source_predicate (source=? AND perspective=? AND predicate=?)"),
                 "{sql}\n{plan:#?}"
             );
         }
