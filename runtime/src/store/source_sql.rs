@@ -2,7 +2,7 @@
 //!
 //! Each condition of a [`SourceQuery`] is a set of sources ([`Set`]). One set, the driver, is
 //! read through its index; every other is checked on the driver's rows with an `EXISTS` probe
-//! (a source's links are indexed by (perspective, source, predicate)). A store counts each set up
+//! (a source's links are indexed by source, perspective and predicate). A store counts each set up
 //! to a cap ([`count_sql`]) and drives from the smallest ([`pick_driver`]), so a filter matching
 //! 100 of a million sources reads about 100 rows, whatever the class marker matches.
 //!

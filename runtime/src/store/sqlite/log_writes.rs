@@ -19,10 +19,11 @@
 //! - A failed write of the buffer is the failed write of the commit (or of the operation that
 //!   wrote it): the transaction fails as it would have.
 //!
-//! Only the writer's connection opens the database through it (the readers never write the
-//! log, and the checkpointer writes the database file); see [`register`].
+//! The writer's connection opens the database through it ([`register`]); the readers, which
+//! never write the log, through the default VFS.
 //!
-//! The checkpoint thread's connection opens it through a second registration of the same VFS,
+//! The checkpoint thread's connection, which writes the database file and never the log, opens
+//! it through a second registration of the same VFS,
 //! [`register_yielding`], whose log file gives the core away ([`std::thread::yield_now`]) after
 //! each `fsync` and every few frames it reads. Woken by the `fsync` of the log at the start of a
 //! checkpoint, that thread took the core of the worker handling a call and copied pages for
