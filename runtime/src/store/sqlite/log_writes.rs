@@ -90,7 +90,7 @@ const KEPT_CAPACITY: usize = 256 << 10;
 /// default VFS to wrap (then the default is used as it is).
 pub(super) fn register() -> Option<&'static str> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let registered = *REGISTERED.get_or_init(|| register_as(c"shacl-mcp-log-writes", open));
+    let registered = *REGISTERED.get_or_init(|| register_as(c"shacl-mcp-log-writes", open::<false>));
     registered.then_some(NAME)
 }
 
@@ -98,7 +98,7 @@ pub(super) fn register() -> Option<&'static str> {
 /// or `None` as [`register`] does.
 pub(super) fn register_yielding() -> Option<&'static str> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
-    let registered = *REGISTERED.get_or_init(|| register_as(c"shacl-mcp-checkpoint", open_yielding));
+    let registered = *REGISTERED.get_or_init(|| register_as(c"shacl-mcp-checkpoint", open::<true>));
     registered.then_some(YIELDING_NAME)
 }
 
@@ -162,38 +162,14 @@ unsafe fn default_vfs(vfs: *mut ffi::sqlite3_vfs) -> *mut ffi::sqlite3_vfs {
     unsafe { (*vfs).pAppData.cast() }
 }
 
-/// `xOpen`: the log file wrapped in a [`LogFile`]; any other file is the default VFS's own,
-/// opened in the same memory.
-unsafe extern "C" fn open(
+/// `xOpen`: the log file wrapped in a [`LogFile`] (one that yields when `YIELDS`, for
+/// [`register_yielding`]); any other file is the default VFS's own, opened in the same memory.
+unsafe extern "C" fn open<const YIELDS: bool>(
     vfs: *mut ffi::sqlite3_vfs,
     name: *const c_char,
     file: *mut ffi::sqlite3_file,
     flags: c_int,
     out_flags: *mut c_int,
-) -> c_int {
-    // SAFETY: SQLite's arguments, passed on.
-    unsafe { open_log(vfs, name, file, flags, out_flags, false) }
-}
-
-/// [`open`] for [`register_yielding`].
-unsafe extern "C" fn open_yielding(
-    vfs: *mut ffi::sqlite3_vfs,
-    name: *const c_char,
-    file: *mut ffi::sqlite3_file,
-    flags: c_int,
-    out_flags: *mut c_int,
-) -> c_int {
-    // SAFETY: SQLite's arguments, passed on.
-    unsafe { open_log(vfs, name, file, flags, out_flags, true) }
-}
-
-unsafe fn open_log(
-    vfs: *mut ffi::sqlite3_vfs,
-    name: *const c_char,
-    file: *mut ffi::sqlite3_file,
-    flags: c_int,
-    out_flags: *mut c_int,
-    yields: bool,
 ) -> c_int {
     // SAFETY: SQLite gives `file` szOsFile bytes (the size `wrap` set), and `vfs` is ours.
     unsafe {
@@ -224,7 +200,7 @@ unsafe fn open_log(
             gathered: Vec::new(),
             at: 0,
             commit_page_next: false,
-            yields,
+            yields: YIELDS,
             reads: 0,
         });
         ffi::SQLITE_OK
