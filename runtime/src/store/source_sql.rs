@@ -93,7 +93,8 @@ enum Drive {
 
 /// A page of the sources of `query` and how many there are in all, for both stores: `count`
 /// runs a statement answering one number, `rows` one answering sources (each given the SQL and
-/// the parameters after the perspective's). While the smallest set is small, every match is
+/// the parameters after the perspective's, and the [`Window`] of rows to read the sources of).
+/// While the smallest set is small, every match is
 /// read from it in one statement, sorted, and the page and the total are taken from them (the
 /// sort reads them all anyway). Else the walk is over every source in order, the
 /// page ends it, and the total is counted (from the smallest set) only when the page does not
@@ -104,7 +105,7 @@ pub(crate) fn page<E>(
     (offset, limit): (u64, u64),
     d: Dialect,
     mut count: impl FnMut(&str, &[&str]) -> Result<u64, E>,
-    mut rows: impl FnMut(&str, &[&str]) -> Result<Vec<String>, E>,
+    mut rows: impl FnMut(&str, &[&str], Window) -> Result<(Vec<String>, u64), E>,
 ) -> Result<(Vec<String>, u64), E> {
     let Some(sets) = sets(query) else {
         return Ok((Vec::new(), 0));
@@ -124,15 +125,11 @@ pub(crate) fn page<E>(
     match smallest {
         Some((i, n)) if n < COUNT_CAP => {
             let (sql, params) = sources_sql(&sets, i, order, d);
-            let matches = rows(&sql, &params)?;
-            let total = matches.len() as u64;
-            let skip = usize::try_from(offset).unwrap_or(usize::MAX);
-            let take = usize::try_from(limit).unwrap_or(usize::MAX);
-            Ok((matches.into_iter().skip(skip).take(take).collect(), total))
+            rows(&sql, &params, Window::new(offset, limit))
         }
         _ => {
             let (sql, params) = page_sql(&sets, order, (offset, limit), d);
-            let page = rows(&sql, &params)?;
+            let (page, _) = rows(&sql, &params, Window::ALL)?;
             let read = page.len() as u64;
             let total = if read < limit && (read > 0 || offset == 0) {
                 offset + read
@@ -142,6 +139,33 @@ pub(crate) fn page<E>(
             };
             Ok((page, total))
         }
+    }
+}
+
+/// Which rows of a statement's answer are read whole ([`page`]'s `rows`): the others are only
+/// counted, which spares a string per match outside the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Window {
+    skip: usize,
+    take: usize,
+}
+
+impl Window {
+    const ALL: Window = Window {
+        skip: 0,
+        take: usize::MAX,
+    };
+
+    fn new(offset: u64, limit: u64) -> Self {
+        Window {
+            skip: usize::try_from(offset).unwrap_or(usize::MAX),
+            take: usize::try_from(limit).unwrap_or(usize::MAX),
+        }
+    }
+
+    /// Whether the row at `position` (from 0) is in the window.
+    pub(crate) fn holds(self, position: usize) -> bool {
+        position >= self.skip && position - self.skip < self.take
     }
 }
 
@@ -175,7 +199,10 @@ pub(crate) fn sources_sql<'q>(
     dialect: Dialect,
 ) -> (String, Vec<&'q str>) {
     let (matches, params) = matches_sql(sets, Drive::Set(driver), dialect);
-    (format!("SELECT s.source {matches} {}", order_by(order)), params)
+    (
+        format!("SELECT {} {} {}", matches.source, matches.from, order_by(order)),
+        params,
+    )
 }
 
 /// The SQL of a page of `ReadTx::source_page` walked in order over every source: at most `limit`
@@ -188,7 +215,9 @@ pub(crate) fn page_sql<'q>(
 ) -> (String, Vec<&'q str>) {
     let (matches, params) = matches_sql(sets, Drive::InOrder, dialect);
     let sql = format!(
-        "SELECT s.source {matches} {} LIMIT {limit} OFFSET {offset}",
+        "SELECT {} {} {} LIMIT {limit} OFFSET {offset}",
+        matches.source,
+        matches.from,
         order_by(order)
     );
     (sql, params)
@@ -210,11 +239,21 @@ pub(crate) fn total_sql<'q>(sets: &[Set<'q>], driver: Option<usize>, dialect: Di
     }
     let drive = driver.map_or(Drive::InOrder, Drive::Set);
     let (matches, params) = matches_sql(sets, drive, dialect);
-    (format!("SELECT COUNT(*) {matches}"), params)
+    (format!("SELECT COUNT(*) {}", matches.from), params)
 }
 
-/// `FROM … WHERE …`: the rows of `sources` (as `s`) of every set, driven as `drive` says.
-fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String, Vec<&'q str>) {
+/// The matches of every set, as [`matches_sql`] reads them.
+struct Matches {
+    /// `FROM … WHERE …`: a row (as `s`, with `s.first_ts` and `s.first_seq`) per match.
+    from: String,
+    /// The column of `s` holding the match.
+    source: &'static str,
+}
+
+/// The rows (as `s`) of every set, driven as `drive` says, and their parameters. A driving set
+/// of links' sources read where links hold their source's order key ([`Dialect::links_hold_order`])
+/// gives it with each row; any other reaches it in `sources`.
+fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (Matches, Vec<&'q str>) {
     let p1 = dialect.param(1);
     let mut params = Vec::new();
     let driver = match drive {
@@ -227,16 +266,29 @@ fn matches_sql<'q>(sets: &[Set<'q>], drive: Drive, dialect: Dialect) -> (String,
             .map(|set| set.holds(dialect, &mut params, "s.source"))
             .collect();
         let filter: String = checks.iter().map(|check| format!(" AND {check}")).collect();
-        let sql = format!(
+        let from = format!(
             "FROM sources AS s{} WHERE s.perspective = {p1}{filter}",
             dialect.order_index
         );
-        return (sql, params);
+        return (from_sources(from), params);
     };
+    if dialect.links_hold_order && first.rows_are_sources() {
+        let rows = first.rows(dialect, &mut params, Rows::Ordered);
+        let filter = others_hold(sets, driver, "s.node", dialect, &mut params);
+        let from = format!("FROM ({rows}) AS s{filter}");
+        return (Matches { from, source: "s.node" }, params);
+    }
     let rows = first.rows(dialect, &mut params, Rows::Exact);
     let filter = others_hold(sets, driver, "s.source", dialect, &mut params);
-    let sql = format!("FROM ({rows}) AS m {}{filter}", dialect.join_sources());
-    (sql, params)
+    let from = format!("FROM ({rows}) AS m {}{filter}", dialect.join_sources());
+    (from_sources(from), params)
+}
+
+fn from_sources(from: String) -> Matches {
+    Matches {
+        from,
+        source: "s.source",
+    }
 }
 
 /// ` WHERE …`: that every set but `sets[driver]` holds `node`; nothing when there is no other.
@@ -295,6 +347,9 @@ enum Rows {
     /// ever counted, to pick a driver and the way of paging, never answered: dropping the
     /// `DISTINCT` took a third off counting 1,000 rows.
     Superset,
+    /// The set's sources, each once, with their order key (`first_ts`, `first_seq`): only of a
+    /// set of sources ([`Set::rows_are_sources`]) where links hold the key.
+    Ordered,
 }
 
 impl<'q> Set<'q> {
@@ -306,8 +361,9 @@ impl<'q> Set<'q> {
                 let predicate = bind(d, params, predicate);
                 let target = bind(d, params, target);
                 format!(
-                    "SELECT {}source AS node FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
+                    "SELECT {}{} FROM links WHERE perspective = {p1} AND predicate = {predicate} AND {}",
                     rows.distinct(),
+                    rows.of_links(),
                     d.target_equals(&target, true)
                 )
             }
@@ -317,20 +373,25 @@ impl<'q> Set<'q> {
                     .map(|(predicate, target)| Set::Link(predicate, target).rows(d, params, rows))
                     .collect();
                 let union = match rows {
-                    Rows::Exact => " UNION ",
+                    Rows::Exact | Rows::Ordered => " UNION ",
                     Rows::Superset => " UNION ALL ",
                 };
                 // PostgreSQL before 16 wants a name for every subquery in FROM.
-                format!("SELECT node FROM ({}) AS any_of", alternatives.join(union))
+                format!(
+                    "SELECT {} FROM ({}) AS any_of",
+                    rows.of_rows(),
+                    alternatives.join(union)
+                )
             }
             Set::Keyed(condition) => {
                 let predicate = bind(d, params, &condition.predicate);
                 let last = match rows {
-                    Rows::Exact => last_of(condition, d, params),
+                    Rows::Exact | Rows::Ordered => last_of(condition, d, params),
                     Rows::Superset => String::new(),
                 };
                 let head = format!(
-                    "SELECT source AS node FROM links AS k{} WHERE perspective = {p1} AND predicate = {predicate}",
+                    "SELECT {} FROM links AS k{} WHERE perspective = {p1} AND predicate = {predicate}",
+                    rows.of_links(),
                     d.key_index
                 );
                 let alternatives: Vec<String> = key_matches(condition, d, params)
@@ -338,15 +399,21 @@ impl<'q> Set<'q> {
                     .map(|key_match| format!("{head} AND {key_match}{last}"))
                     .collect();
                 let distinct = match rows {
-                    Rows::Exact if !d.distinct_fence && alternatives.len() == 1 && one_link_per_source(condition) => "",
+                    Rows::Exact | Rows::Ordered
+                        if !d.distinct_fence && alternatives.len() == 1 && one_link_per_source(condition) =>
+                    {
+                        ""
+                    }
                     _ => rows.distinct(),
                 };
                 format!(
-                    "SELECT {distinct}node FROM ({}) AS keyed",
+                    "SELECT {distinct}{} FROM ({}) AS keyed",
+                    rows.of_rows(),
                     alternatives.join(" UNION ALL ")
                 )
             }
             Set::Child(parent) => {
+                debug_assert!(rows != Rows::Ordered, "a child's order key is in `sources`");
                 let parent = bind(d, params, parent);
                 let has_child = bind(d, params, HAS_CHILD);
                 format!(
@@ -357,7 +424,10 @@ impl<'q> Set<'q> {
             }
             Set::Among(among) => {
                 let among = bind_all(d, params, among.iter().map(String::as_str));
-                format!("SELECT source AS node FROM sources WHERE perspective = {p1} AND source IN ({among})")
+                format!(
+                    "SELECT {} FROM sources WHERE perspective = {p1} AND source IN ({among})",
+                    rows.of_links()
+                )
             }
         }
     }
@@ -420,8 +490,25 @@ impl Rows {
     /// `DISTINCT ` where each source is one row.
     fn distinct(self) -> &'static str {
         match self {
-            Rows::Exact => "DISTINCT ",
+            Rows::Exact | Rows::Ordered => "DISTINCT ",
             Rows::Superset => "",
+        }
+    }
+
+    /// The columns read from a row of `links` (or `sources`): its source as `node`, and its
+    /// order key where asked for.
+    fn of_links(self) -> &'static str {
+        match self {
+            Rows::Ordered => "source AS node, first_ts, first_seq",
+            Rows::Exact | Rows::Superset => "source AS node",
+        }
+    }
+
+    /// The columns read from the rows of an inner select of [`Self::of_links`].
+    fn of_rows(self) -> &'static str {
+        match self {
+            Rows::Ordered => "node, first_ts, first_seq",
+            Rows::Exact | Rows::Superset => "node",
         }
     }
 }
@@ -527,17 +614,23 @@ mod tests {
         );
         assert_eq!(
             sql,
-            "SELECT s.source FROM (SELECT DISTINCT node FROM (\
-             SELECT source AS node FROM links AS k INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
-             AND value_key IN (?3) UNION ALL \
-             SELECT source AS node FROM links AS k INDEXED BY links_predicate_value WHERE perspective = ?1 AND predicate = ?2 \
-             AND value_key BETWEEN ?4 AND ?5\
-             ) AS keyed) AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.source) AND \
-             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?8 AND target = ?9) OR \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?10 AND target = ?11)) AND \
-             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.source AND predicate = ?12 AND target = ?13) \
+            "SELECT s.node FROM (SELECT DISTINCT node, first_ts, first_seq FROM (\
+             SELECT source AS node, first_ts, first_seq FROM links AS k INDEXED BY links_predicate_value \
+             WHERE perspective = ?1 AND predicate = ?2 AND value_key IN (?3) UNION ALL \
+             SELECT source AS node, first_ts, first_seq FROM links AS k INDEXED BY links_predicate_value \
+             WHERE perspective = ?1 AND predicate = ?2 AND value_key BETWEEN ?4 AND ?5\
+             ) AS keyed) AS s WHERE \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = ?6 AND predicate = ?7 AND target = s.node) AND \
+             (EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.node AND predicate = ?8 AND target = ?9) OR \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.node AND predicate = ?10 AND target = ?11)) AND \
+             EXISTS (SELECT 1 FROM links WHERE perspective = ?1 AND source = s.node AND predicate = ?12 AND target = ?13) \
              ORDER BY s.first_ts DESC, s.first_seq DESC"
+        );
+        // A parent's children are targets: their order keys are in `sources`.
+        let (sql, _) = sources_sql(&sets, 1, Order::OldestFirst, SQLITE);
+        assert!(
+            sql.contains(") AS m CROSS JOIN sources AS s ON s.perspective = ?1 AND s.source = m.node WHERE "),
+            "{sql}"
         );
     }
 
@@ -652,13 +745,16 @@ mod tests {
                 matches as u64
             })
         };
-        let rows = |sql: &str, _: &[&str]| {
+        let rows = |sql: &str, _: &[&str], window: Window| {
             ran.borrow_mut().push(sql.to_string());
             let all: Vec<String> = (0..matches).map(|i| format!("s{i}")).collect();
-            Ok::<_, ()>(match sql.contains(" LIMIT ") {
+            let answered: Vec<String> = match sql.contains(" LIMIT ") {
                 true => all.into_iter().skip(offset as usize).take(limit as usize).collect(),
                 false => all,
-            })
+            };
+            let read = answered.len() as u64;
+            let kept = answered.into_iter().enumerate().filter(|(i, _)| window.holds(*i));
+            Ok::<_, ()>((kept.map(|(_, source)| source).collect(), read))
         };
         let answer = page(&query, Order::OldestFirst, (offset, limit), SQLITE, count, rows).unwrap();
         (ran.into_inner(), answer)

@@ -29,6 +29,10 @@ pub(crate) struct Dialect {
     /// source (a filter matching 100 of 100,000 Tasks: 21-29 ms against 5 ms by `EXPLAIN
     /// ANALYZE`).
     pub(crate) distinct_fence: bool,
+    /// Whether each row of `links` holds its source's order key (`first_ts`, `first_seq`, as in
+    /// `sources`), so that the matches of a set of links' sources are ordered without a lookup
+    /// in `sources` each.
+    pub(crate) links_hold_order: bool,
 }
 
 /// How the indexes of `links` find a link by its target.
@@ -56,6 +60,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     order_index: " INDEXED BY sources_first",
     later_index: " INDEXED BY links_source_predicate",
     distinct_fence: false,
+    links_hold_order: true,
 };
 
 /// PostgreSQL: each match's row of `sources` is looked up by its key ([`JoinSources::Lateral`]). A btree entry
@@ -69,6 +74,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     order_index: "",
     later_index: "",
     distinct_fence: true,
+    links_hold_order: false,
 };
 
 /// How the matches of a set (`m`, their sources in `m.node`) reach their rows of `sources` (as

@@ -10,7 +10,7 @@ use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::client::{PgClient, get};
-use crate::store::source_sql;
+use crate::store::source_sql::{self, Window};
 use crate::store::sql::{self, POSTGRES};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
 
@@ -129,11 +129,15 @@ pub(super) fn source_page(
     limit: u64,
 ) -> Result<(Vec<String>, u64), StoreError> {
     let count = |sql: &str, values: &[&str]| count_planned(conn, id, sql, values);
-    let rows = |sql: &str, values: &[&str]| -> Result<Vec<String>, StoreError> {
-        conn.query_planned(sql, &id, values)?
+    let rows = |sql: &str, values: &[&str], window: Window| -> Result<(Vec<String>, u64), StoreError> {
+        let rows = conn.query_planned(sql, &id, values)?;
+        let sources = rows
             .iter()
-            .map(|row| get(row, 0))
-            .collect()
+            .enumerate()
+            .filter(|(i, _)| window.holds(*i))
+            .map(|(_, row)| get(row, 0))
+            .collect::<Result<_, _>>()?;
+        Ok((sources, rows.len() as u64))
     };
     source_sql::page(query, order, (offset, limit), POSTGRES, count, rows)
 }

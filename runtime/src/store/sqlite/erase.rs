@@ -11,7 +11,7 @@ use rusqlite::{Connection, OptionalExtension};
 
 use super::conn::BUSY_TIMEOUT;
 use super::queries::{self, pattern_clause, with_perspective};
-use super::superseded;
+use super::{order_key, superseded};
 use crate::store::redaction::{self, ByTransaction, Redacted, StoredTransaction};
 use crate::store::{AuthorKey, Erased, LinkPattern, Perspective, StoreError, WalState};
 
@@ -88,7 +88,7 @@ pub(super) fn erase_links(
     }
     let sources: BTreeSet<&str> = doomed.values().map(|(_, source, _, _)| source.as_str()).collect();
     for source in sources {
-        if refresh_source(conn, id, source)? {
+        if order_key::refresh(conn, id, source)? {
             erased.index_entries += 1;
         }
     }
@@ -120,32 +120,6 @@ pub(super) fn erase_perspective(conn: &Connection, key: &AuthorKey, perspective:
     };
     redact(conn, key, &by_tx, &mut erased)?;
     Ok(erased)
-}
-
-/// Sets or deletes the sources row of `source` from its remaining links; `true` when deleted.
-fn refresh_source(conn: &Connection, perspective: i64, source: &str) -> Result<bool, StoreError> {
-    let first: Option<(i64, i64)> = conn
-        .query_row(
-            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1",
-            (perspective, source),
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        )
-        .optional()?;
-    Ok(match first {
-        Some((ts, seq)) => {
-            conn.execute(
-                "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2",
-                (perspective, source, ts, seq),
-            )?;
-            false
-        }
-        None => {
-            conn.execute(
-                "DELETE FROM sources WHERE perspective = ?1 AND source = ?2",
-                (perspective, source),
-            )? > 0
-        }
-    })
 }
 
 /// Takes the erased hashes out of their transactions' lists, after the links are gone (module

@@ -16,6 +16,7 @@ mod checkpoint;
 mod conn;
 mod erase;
 mod log_writes;
+mod order_key;
 mod queries;
 mod schema;
 mod superseded;

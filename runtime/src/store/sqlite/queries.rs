@@ -5,7 +5,7 @@
 use rusqlite::types::ToSql;
 use rusqlite::{Connection, OptionalExtension, Row};
 
-use crate::store::source_sql;
+use crate::store::source_sql::{self, Window};
 use crate::store::sql::{self, SQLITE};
 use crate::store::{Link, LinkPattern, Order, Perspective, SourceQuery, StoreError, StoredModel};
 
@@ -140,10 +140,17 @@ pub(super) fn source_page(
             .query_row(&*with_perspective(&id, values), |row| row.get(0))?;
         Ok(u64::try_from(n).unwrap_or(0))
     };
-    let rows = |sql: &str, values: &[&str]| -> Result<Vec<String>, StoreError> {
+    let rows = |sql: &str, values: &[&str], window: Window| -> Result<(Vec<String>, u64), StoreError> {
         let mut stmt = conn.prepare_cached(sql)?;
-        let rows = stmt.query_map(&*with_perspective(&id, values), |row| row.get(0))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        let mut rows = stmt.query(&*with_perspective(&id, values))?;
+        let (mut sources, mut read) = (Vec::new(), 0);
+        while let Some(row) = rows.next()? {
+            if window.holds(read) {
+                sources.push(row.get(0)?);
+            }
+            read += 1;
+        }
+        Ok((sources, read as u64))
     };
     source_sql::page(query, order, (offset, limit), SQLITE, count, rows)
 }

@@ -8,11 +8,11 @@ use crate::store::{AuthorKey, StoreError};
 use crate::value_key;
 
 /// The schema version this release writes and reads.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 /// `MIGRATIONS[n]` takes a database from version `n` to `n + 1`. Append only: never edit one
 /// that has shipped.
-const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA, V5, V6, V7, V8];
+const MIGRATIONS: &[&str] = &[V1, V2, V3, super::changes::SCHEMA, V5, V6, V7, V8, V9];
 
 const V1: &str = "
 CREATE TABLE perspectives (
@@ -162,6 +162,21 @@ INSERT INTO sources_by_source (perspective, source, first_ts, first_seq)
 DROP TABLE sources;
 ALTER TABLE sources_by_source RENAME TO sources;
 CREATE INDEX sources_first ON sources(perspective, first_ts, first_seq);
+";
+
+/// Version 9: each link holds its source's order key (`first_ts`, `first_seq`, as in `sources`;
+/// kept by [`super::order_key`]), and `links_predicate_value` ends with it. A filter reads its
+/// matches from that index and, with the key there, orders them without a lookup in `sources`
+/// per match: half the seeks of the 1%-filter statement at 100,000 Tasks. The index is dropped
+/// before the copy so that the copy does not maintain it.
+const V9: &str = "
+DROP INDEX links_predicate_value;
+ALTER TABLE links ADD COLUMN first_ts INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE links ADD COLUMN first_seq INTEGER NOT NULL DEFAULT 0;
+UPDATE links SET first_ts = s.first_ts, first_seq = s.first_seq FROM sources AS s
+    WHERE s.source = links.source AND s.perspective = links.perspective;
+CREATE INDEX links_predicate_value
+    ON links(perspective, predicate, value_key, target, source, superseded, first_ts, first_seq);
 ";
 
 /// The SQL function giving a target's value key ([`value_key::key`]), registered on every

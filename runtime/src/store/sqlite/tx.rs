@@ -9,6 +9,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use rusqlite::Connection;
 
 use super::conn::{ReadPool, Writer, WriterGuard, begin, end};
+use super::order_key::{self, OrderKey};
 use super::queries::{self, pattern_clause, with_perspective};
 use super::{changes, erase, superseded};
 use crate::store::changes::{Feed, Touched, pending_rows, sources_matching};
@@ -85,11 +86,9 @@ pub(super) struct SqliteWriteTx<'a> {
     /// Perspective row ids looked up by this transaction (`add_link` needs one per link).
     perspective_ids: HashMap<String, i64>,
     /// Sources whose `sources` row this transaction has set: its links share one timestamp and
-    /// take rising seqs, so after a source's first link here the row cannot change again
-    /// (until a removal refreshes it). With the predicates of its links here when the source
-    /// had none before (its row is new): the first link of each predicate is then the last one
-    /// there is, and no `superseded` flag needs writing ([`superseded`]).
-    sources_set: HashMap<(i64, String), Option<HashSet<String>>>,
+    /// take rising seqs, so after a source's first link here its order key cannot change again
+    /// (until a removal refreshes it).
+    sources_set: HashMap<(i64, String), SourceSet>,
     committed: bool,
 }
 
@@ -167,65 +166,40 @@ impl<'a> SqliteWriteTx<'a> {
         Ok(seq)
     }
 
-    /// Whether `link` (just written) is the first of its predicate on a source that had no link
-    /// before this transaction: then it is the last of its predicate there is, and supersedes
-    /// none. Sets the source's `sources` row with its first link here.
-    fn first_of_its_predicate_on_a_new_source(&mut self, perspective: i64, link: &Link) -> Result<bool, StoreError> {
+    /// The order key of the source of `link` (about to be written), and whether `link` is the
+    /// first of its predicate on a source that had no link before this transaction: then it is
+    /// the last of its predicate there is, and supersedes none. Sets the source's `sources` row
+    /// with its first link here.
+    fn order_key(&mut self, perspective: i64, link: &Link) -> Result<(OrderKey, bool), StoreError> {
         let key = (perspective, link.source.clone());
-        if let Some(new_source) = self.sources_set.get_mut(&key) {
-            return Ok(new_source
+        if let Some(set) = self.sources_set.get_mut(&key) {
+            let first_of_predicate = set
+                .new_source_predicates
                 .as_mut()
-                .is_some_and(|predicates| predicates.insert(link.predicate.clone())));
+                .is_some_and(|predicates| predicates.insert(link.predicate.clone()));
+            return Ok((set.first, first_of_predicate));
         }
-        let new = self.set_source_row(perspective, &link.source, link.timestamp, link.seq)?;
-        let predicates = new.then(|| HashSet::from([link.predicate.clone()]));
-        self.sources_set.insert(key, predicates);
-        Ok(new)
+        let (first, new) = order_key::for_new_link(&self.conn, perspective, &link.source, (link.timestamp, link.seq))?;
+        let new_source_predicates = new.then(|| HashSet::from([link.predicate.clone()]));
+        self.sources_set.insert(
+            key,
+            SourceSet {
+                first,
+                new_source_predicates,
+            },
+        );
+        Ok((first, new))
     }
+}
 
-    /// Sets the `sources` row of `source` for its link (`timestamp`, `seq`): a new row, or an
-    /// earlier first link for the row there, should a clock ever step back. Whether the row is
-    /// new, which is whether the source had no link before.
-    fn set_source_row(&self, perspective: i64, source: &str, timestamp: i64, seq: i64) -> Result<bool, StoreError> {
-        let new = self
-            .conn
-            .prepare_cached(
-                "INSERT INTO sources (perspective, source, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT (perspective, source) DO NOTHING",
-            )?
-            .execute((perspective, source, timestamp, seq))?
-            == 1;
-        if !new {
-            self.conn
-                .prepare_cached(
-                    "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2 \
-                     AND (?3, ?4) < (first_ts, first_seq)",
-                )?
-                .execute((perspective, source, timestamp, seq))?;
-        }
-        Ok(new)
-    }
-
-    /// Sets or deletes the `sources` row of `source` from its remaining links.
-    fn refresh_source(&self, perspective: i64, source: &str) -> Result<(), StoreError> {
-        let first: Option<(i64, i64)> = rusqlite::OptionalExtension::optional(self.conn.prepare_cached(
-            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1")?.query_row((perspective, source),
-            |row| Ok((row.get(0)?, row.get(1)?)),
-        ))?;
-        match first {
-            Some((ts, seq)) => self
-                .conn
-                .prepare_cached(
-                    "UPDATE sources SET first_ts = ?3, first_seq = ?4 WHERE perspective = ?1 AND source = ?2",
-                )?
-                .execute((perspective, source, ts, seq))?,
-            None => self
-                .conn
-                .prepare_cached("DELETE FROM sources WHERE perspective = ?1 AND source = ?2")?
-                .execute((perspective, source))?,
-        };
-        Ok(())
-    }
+/// A source whose `sources` row a write transaction has set.
+struct SourceSet {
+    /// Its order key.
+    first: OrderKey,
+    /// The predicates of its links here, when the source had none before (its row is new): the
+    /// first link of each predicate is then the last one there is, and no `superseded` flag
+    /// needs writing ([`superseded`]).
+    new_source_predicates: Option<HashSet<String>>,
 }
 
 /// The row id of perspective `uuid`, looked up once per transaction (`ids`).
@@ -341,10 +315,11 @@ impl WriteTx for SqliteWriteTx<'_> {
         let tx = self.transaction_id()?;
         let seq = self.take_seq()?;
         let (link, hash) = self.signer.prepare(perspective, link, seq);
+        let (first, first_of_predicate) = self.order_key(id, &link)?;
         self.conn
             .prepare_cached(
                 "INSERT INTO links (id, perspective, source, predicate, target, author, timestamp, local, tx, hash, \
-             value_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+             value_key, first_ts, first_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?
             .execute((
                 seq,
@@ -358,8 +333,10 @@ impl WriteTx for SqliteWriteTx<'_> {
                 tx,
                 &hash[..],
                 value_key::key(&link.target),
+                first.0,
+                first.1,
             ))?;
-        if !self.first_of_its_predicate_on_a_new_source(id, &link)? {
+        if !first_of_predicate {
             superseded::after_insert(&self.conn, id, (&link.source, &link.predicate), link.timestamp, seq)?;
         }
         self.signer.signed(&hash);
@@ -383,7 +360,7 @@ impl WriteTx for SqliteWriteTx<'_> {
         }
         let sources: BTreeSet<&String> = removed.iter().map(|(source, _)| source).collect();
         for &source in &sources {
-            self.refresh_source(id, source)?;
+            order_key::refresh(&self.conn, id, source)?;
             self.sources_set.remove(&(id, source.clone()));
         }
         self.touched

@@ -83,15 +83,32 @@ impl TestStore for SqliteStore {
     }
 }
 
-/// Takes a store of schema version 7 back to version 6 (the index by predicate and value
-/// without the `superseded` flag, and no flag).
-const UNDO_V7: &str = "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
-    CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source);";
+/// Takes a store of schema version 9 back to version 8 (and nothing more): its links without
+/// their sources' order keys.
+macro_rules! undo_v9 {
+    () => {
+        "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN first_ts; \
+         ALTER TABLE links DROP COLUMN first_seq; \
+         CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source, superseded); "
+    };
+}
+pub(super) use undo_v9;
 
-/// Takes a store of schema version 7 back to version 5's indexes (and nothing more).
-const UNDO_V6: &str = "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
+/// Takes a store of schema version 9 back to version 6 (the index by predicate and value
+/// without the `superseded` flag, and no flag).
+const UNDO_V7: &str = concat!(
+    undo_v9!(),
+    "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
+    CREATE INDEX links_predicate_value ON links(perspective, predicate, value_key, target, source);"
+);
+
+/// Takes a store of schema version 9 back to version 5's indexes (and nothing more).
+const UNDO_V6: &str = concat!(
+    undo_v9!(),
+    "DROP INDEX links_predicate_value; ALTER TABLE links DROP COLUMN superseded; \
     CREATE INDEX links_predicate_target ON links(perspective, predicate, target, source); \
-    CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);";
+    CREATE INDEX links_predicate_key ON links(perspective, predicate, value_key, source);"
+);
 
 fn store() -> SqliteStore {
     SqliteStore::open_in_memory(clock()).unwrap()

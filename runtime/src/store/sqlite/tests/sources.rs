@@ -238,3 +238,67 @@ fn a_version_5_database_migrates_to_one_index_by_predicate_and_value() {
     drop(conn);
     assert!(store.verify().unwrap().failures.is_empty());
 }
+
+/// How many links of `P` hold an order key other than their source's first link (timestamp,
+/// seq), or other than their source's row in `sources`; and how many links there are.
+fn stale_order_keys(store: &SqliteStore) -> (i64, i64) {
+    let conn = lock_writer(store);
+    let stale = conn
+        .query_row(
+            "SELECT COUNT(*) FROM links AS l JOIN sources AS s ON s.source = l.source AND s.perspective = l.perspective \
+             WHERE (l.first_ts, l.first_seq) <> (s.first_ts, s.first_seq) \
+             OR (l.first_ts, l.first_seq) <> (SELECT timestamp, id FROM links AS f \
+                 WHERE f.source = l.source AND f.perspective = l.perspective ORDER BY timestamp, id LIMIT 1)",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    let links = conn
+        .query_row("SELECT COUNT(*) FROM links", [], |row| row.get(0))
+        .unwrap();
+    (stale, links)
+}
+
+/// Each link holds its source's order key through every write that moves it (a clock that
+/// stepped back, a removal and an erasure of a first link), and a version-8 database, whose
+/// links hold none, gets them as it migrates.
+#[test]
+fn links_hold_their_sources_order_key_and_a_version_8_database_gets_it() {
+    let dir = TempDir::new();
+    let path = dir.0.join("store.db");
+    let clock = clock();
+    let a = |predicate| LinkPattern {
+        source: Some("a"),
+        predicate: Some(predicate),
+        target: None,
+    };
+    {
+        let store = SqliteStore::open(&path, clock.clone()).unwrap();
+        seed(&store, &[("a", "p", "1"), ("a", "q", "x"), ("b", "p", "1")]);
+        clock.advance(-100);
+        add(&store, &[("a", "r", "y"), ("c", "p", "2")]);
+        assert_eq!(stale_order_keys(&store), (0, 5), "a clock that stepped back");
+        let mut tx = store.write().unwrap();
+        tx.remove_links(P, a("r")).unwrap();
+        tx.commit().unwrap();
+        assert_eq!(stale_order_keys(&store), (0, 4), "a first link removed");
+        let mut tx = store.write().unwrap();
+        tx.erase_links(P, &[a("p")]).unwrap();
+        tx.commit_erasure().unwrap();
+        assert_eq!(stale_order_keys(&store), (0, 3), "a first link erased");
+        store.execute_sql(concat!(
+            super::undo_v9!(),
+            "UPDATE meta SET value = 8 WHERE key = 'schema_version';"
+        ));
+    }
+    let store = SqliteStore::open(&path, clock).unwrap();
+    assert_eq!(stale_order_keys(&store), (0, 3), "migrated");
+    let read = store.read().unwrap();
+    let with_p = SourceQuery {
+        all_of: vec![("p".into(), "1".into())],
+        ..Default::default()
+    };
+    assert_eq!(read.sources(P, &with_p, Order::NewestFirst).unwrap(), ["b"]);
+    drop(read);
+    assert!(store.verify().unwrap().failures.is_empty());
+}
