@@ -24,6 +24,8 @@ pub(crate) struct Dialect {
     pub(crate) order_index: &'static str,
     /// After `FROM links AS later` in the probe for a later link of one source and predicate.
     pub(crate) later_index: &'static str,
+    /// After `FROM links` in a read of the links out of a list of sources ([`links_from_sql`]).
+    pub(crate) links_from_index: &'static str,
     /// Whether a set read whole keeps its `DISTINCT` even where each source is one row anyway:
     /// PostgreSQL flattens a subquery without it into the join with `sources` and hashes every
     /// source (a filter matching 100 of 100,000 Tasks: 21-29 ms against 5 ms by `EXPLAIN
@@ -51,7 +53,10 @@ enum TargetLookup {
 /// key names its index: without statistics SQLite prefers to walk an index in source order (for
 /// the `DISTINCT`) over the whole perspective, 100 times slower at 100,000 sources. So do the
 /// walk over sources in order (else it sorts them all) and the probe for a later link (else it
-/// reads every link of the predicate in a range of keys).
+/// reads every link of the predicate in a range of keys), and the read of the links out of a list
+/// of sources: through `links_source_time` it seeks each source once and reads its links in
+/// order, where it would pick `links_source_predicate`, seek each (source, predicate) pair and
+/// sort them all (a page of 100 Tasks: 671 against 1,031 µs).
 pub(crate) const SQLITE: Dialect = Dialect {
     param: '?',
     join_sources: JoinSources::CrossJoin,
@@ -59,6 +64,7 @@ pub(crate) const SQLITE: Dialect = Dialect {
     key_index: " INDEXED BY links_predicate_value",
     order_index: " INDEXED BY sources_first",
     later_index: " INDEXED BY links_source_predicate",
+    links_from_index: " INDEXED BY links_source_time",
     distinct_fence: false,
     links_hold_order: true,
 };
@@ -73,6 +79,7 @@ pub(crate) const POSTGRES: Dialect = Dialect {
     key_index: "",
     order_index: "",
     later_index: "",
+    links_from_index: "",
     distinct_fence: true,
     links_hold_order: false,
 };
@@ -160,7 +167,8 @@ pub(crate) fn pattern_conditions<'p>(
 /// Most sources one statement of `ReadTx::links_from` names (each a bound parameter).
 pub(crate) const SOURCES_PER_READ: usize = 500;
 
-/// The links out of `sources` (of `predicates` only, unless empty), ordered by (timestamp, seq),
+/// The links out of `sources` (of `predicates` only, unless empty), by source and then by
+/// (timestamp, seq) within each (as `ReadTx::links_from` promises),
 /// and the parameters after the perspective's.
 pub(crate) fn links_from_sql<'a>(
     sources: &'a [String],
@@ -180,15 +188,16 @@ pub(crate) fn links_from_sql<'a>(
     };
     let sources = list(sources, &mut values);
     let mut sql = format!(
-        "SELECT source, predicate, target, author, timestamp, id, local FROM links \
+        "SELECT source, predicate, target, author, timestamp, id, local FROM links{} \
          WHERE perspective = {} AND source IN ({sources})",
+        dialect.links_from_index,
         dialect.param(1)
     );
     if !predicates.is_empty() {
         let predicates = list(predicates, &mut values);
         sql.push_str(&format!(" AND predicate IN ({predicates})"));
     }
-    sql.push_str(" ORDER BY timestamp, id");
+    sql.push_str(" ORDER BY source, timestamp, id");
     (sql, values)
 }
 
