@@ -4,8 +4,8 @@
 //! checkpoints instead, on a connection of its own, in PASSIVE mode (it never waits for, nor
 //! blocks, readers and the writer), shortly after commits: a burst of commits is one
 //! checkpoint. The log restarts when a writer finds it wholly checkpointed; commits so close
-//! together that it never is still meet the writer's own checkpoint, at 16,000 pages (32 MiB of
-//! a new file's 2 KiB pages, 64 MiB of an older file's 4 KiB) instead of 1,000, with most of the log already copied
+//! together that it never is still meet the writer's own checkpoint, at 16,000 pages (64 MiB of
+//! 4 KiB pages) instead of 1,000, with most of the log already copied
 //! ([`Checkpointer::backstop`]). It pauses the writer, and every write queued behind it, for a
 //! wait on this thread's checkpoint and an fsync of the database: at 4,000 pages that pause came
 //! every 150 creates of a steady stream and was most of 16 clients' queueing. That one waits for a

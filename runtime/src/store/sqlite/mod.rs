@@ -46,14 +46,6 @@ use crate::clock::Clock;
 use crate::store::changes::Feed;
 use crate::store::{AuthorKey, ChangeLabeller, LinkStore, ReadTx, StoreError, VerifyReport, WriteTx};
 
-/// The page size of a new database file, in bytes (SQLite's default is 4096). A create rewrites
-/// about 16 pages, one per B-tree it touches, and the log and then the checkpoint copy each
-/// whole: at 2048 bytes a stream of creates took 12–17% less CPU and its p50 fell 15%, while a
-/// 1%-filter query at 100,000 Tasks ran the same instructions (1024 bytes: +1.7% for the query,
-/// a 5% larger file). It applies only to a file being created: an existing one keeps its own,
-/// as SQLite cannot change the page size of a database in WAL mode.
-const PAGE_SIZE: i64 = 2048;
-
 /// A [`LinkStore`] in one SQLite database.
 pub struct SqliteStore {
     writer: Writer,
@@ -89,7 +81,6 @@ impl SqliteStore {
             None => Connection::open_with_flags(path, flags)?,
         };
         conn.busy_timeout(BUSY_TIMEOUT)?;
-        conn.pragma_update(None, "page_size", PAGE_SIZE)?;
         configure(&conn)?;
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;

@@ -74,37 +74,3 @@ fn the_log_is_checkpointed_off_the_commit_path_and_stays_small() {
     };
     assert_eq!(tx.count_links(P, names).unwrap(), 4000);
 }
-
-/// A new file gets the store's page size; a file created with another (as every file was before
-/// it) keeps its own, migrates and serves.
-#[test]
-fn a_new_file_gets_the_page_size_and_an_older_file_keeps_its_own() {
-    let page_size = |path: &Path| -> i64 {
-        Connection::open(path)
-            .unwrap()
-            .query_row("PRAGMA page_size", [], |r| r.get(0))
-            .unwrap()
-    };
-    let dir = TempDir::new();
-    let new = dir.0.join("new.db");
-    drop(SqliteStore::open(&new, clock()).unwrap());
-    assert_eq!(page_size(&new), super::super::PAGE_SIZE);
-
-    let old = dir.0.join("old.db");
-    Connection::open(&old)
-        .unwrap()
-        .execute_batch(
-            "PRAGMA page_size = 4096; PRAGMA journal_mode = WAL; CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB);",
-        )
-        .unwrap();
-    {
-        let store = SqliteStore::open(&old, clock()).unwrap();
-        seed(&store, &[("a", "p", "x")]);
-        let read = store.read().unwrap();
-        assert_eq!(
-            triples(&read.links(P, LinkPattern::default(), None, 0).unwrap()),
-            [("a", "p", "x")]
-        );
-    }
-    assert_eq!(page_size(&old), 4096);
-}
