@@ -41,8 +41,8 @@ pub(crate) struct Dialect {
 #[derive(Clone, Copy, Debug)]
 enum TargetLookup {
     /// Through its value key, a function of the target (the SQL function named): SQLite's
-    /// `links_predicate_value` is by (predicate, value key, target), so a lookup by target must
-    /// name the key to reach the target's place in it.
+    /// `links_predicate_value` is by (predicate, value key, order key, target), so a lookup by
+    /// target must name the key to reach the entries among which the target is.
     Keyed(&'static str),
     /// Through `hashtextextended(target, 0)`: PostgreSQL's indexes hold the hash.
     Hashed,
