@@ -163,6 +163,27 @@ fn one_value_gives_its_matches_in_order() {
             "{sql}\n{plan:#?}"
         );
     }
+    drop(conn);
+    // And in order it is: by first link, not by name, whichever way.
+    seed(&store, &[]);
+    for source in ["c", "a", "d", "b"] {
+        add(
+            &store,
+            &[
+                (source, "ad4m://type", "todo://Task"),
+                (source, "todo://status", "literal:string:done"),
+            ],
+        );
+    }
+    let read = store.read().unwrap();
+    assert_eq!(
+        read.sources(P, &query, Order::OldestFirst).unwrap(),
+        ["c", "a", "d", "b"]
+    );
+    assert_eq!(
+        read.sources(P, &query, Order::NewestFirst).unwrap(),
+        ["b", "d", "a", "c"]
+    );
 }
 
 #[test]
@@ -290,45 +311,59 @@ fn stale_order_keys(store: &SqliteStore) -> (i64, i64) {
 }
 
 /// Each link holds its source's order key through every write that moves it (a clock that
-/// stepped back, a removal and an erasure of a first link), and a version-8 database, whose
-/// links hold none, gets them as it migrates.
+/// stepped back, a removal and an erasure of a first link, a source emptied and written again in
+/// one transaction), and a version-8 database, whose links hold none, gets them as it migrates.
 #[test]
 fn links_hold_their_sources_order_key_and_a_version_8_database_gets_it() {
     let dir = TempDir::new();
     let path = dir.0.join("store.db");
     let clock = clock();
-    let a = |predicate| LinkPattern {
-        source: Some("a"),
+    let of = |source, predicate| LinkPattern {
+        source: Some(source),
         predicate: Some(predicate),
         target: None,
     };
+    let with_z = SourceQuery {
+        all_of: vec![("s".into(), "z".into())],
+        ..Default::default()
+    };
+    // Ordered by their first links, not by name nor by their links of `s`.
+    let answers = |store: &SqliteStore| {
+        let read = store.read().unwrap();
+        [Order::OldestFirst, Order::NewestFirst].map(|order| read.sources(P, &with_z, order).unwrap())
+    };
+    let expected = [["c", "a", "b"], ["b", "a", "c"]];
     {
         let store = SqliteStore::open(&path, clock.clone()).unwrap();
         seed(&store, &[("a", "p", "1"), ("a", "q", "x"), ("b", "p", "1")]);
         clock.advance(-100);
-        add(&store, &[("a", "r", "y"), ("c", "p", "2")]);
-        assert_eq!(stale_order_keys(&store), (0, 5), "a clock that stepped back");
+        // The second link of `a` here takes the moved key from the transaction's cache.
+        add(&store, &[("a", "r", "y"), ("a", "r", "w"), ("c", "p", "2")]);
+        assert_eq!(stale_order_keys(&store), (0, 6), "a clock that stepped back");
+        clock.advance(100);
         let mut tx = store.write().unwrap();
-        tx.remove_links(P, a("r")).unwrap();
+        tx.remove_links(P, of("a", "r")).unwrap();
         tx.commit().unwrap();
         assert_eq!(stale_order_keys(&store), (0, 4), "a first link removed");
         let mut tx = store.write().unwrap();
-        tx.erase_links(P, &[a("p")]).unwrap();
+        tx.erase_links(P, &[of("a", "p")]).unwrap();
         tx.commit_erasure().unwrap();
         assert_eq!(stale_order_keys(&store), (0, 3), "a first link erased");
+        let mut tx = store.write().unwrap();
+        tx.remove_links(P, of("b", "p")).unwrap();
+        tx.add_link(P, crate::store::tests::new_link("b", "s", "z")).unwrap();
+        tx.commit().unwrap();
+        // Second links, whose own (timestamp, seq) is not their source's key.
+        add(&store, &[("a", "s", "z"), ("c", "s", "z")]);
+        assert_eq!(stale_order_keys(&store), (0, 5), "emptied and written again");
+        assert_eq!(answers(&store), expected);
         store.execute_sql(concat!(
             super::undo_v9!(),
             "UPDATE meta SET value = 8 WHERE key = 'schema_version';"
         ));
     }
     let store = SqliteStore::open(&path, clock).unwrap();
-    assert_eq!(stale_order_keys(&store), (0, 3), "migrated");
-    let read = store.read().unwrap();
-    let with_p = SourceQuery {
-        all_of: vec![("p".into(), "1".into())],
-        ..Default::default()
-    };
-    assert_eq!(read.sources(P, &with_p, Order::NewestFirst).unwrap(), ["b"]);
-    drop(read);
+    assert_eq!(stale_order_keys(&store), (0, 5), "migrated");
+    assert_eq!(answers(&store), expected);
     assert!(store.verify().unwrap().failures.is_empty());
 }
