@@ -15,6 +15,13 @@ use crate::store::StoreError;
 /// A source's first link: (timestamp, seq).
 pub(super) type OrderKey = (i64, i64);
 
+/// The (timestamp, seq) of the first link of source `?2` in perspective `?1`.
+pub(super) const FIRST_LINK: &str =
+    "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1";
+
+/// Gives every link of source `?2` in perspective `?1` the order key (`?3`, `?4`).
+pub(super) const RELINK: &str = "UPDATE links SET first_ts = ?3, first_seq = ?4 WHERE source = ?2 AND perspective = ?1";
+
 /// The order key of `source` with its new link `link` (timestamp, seq) about to be written, and
 /// whether the source is new (it had no link before): its `sources` row is then inserted. An
 /// older source keeps its key unless the new link comes first (a clock stepped back); then its
@@ -49,9 +56,7 @@ pub(super) fn for_new_link(
 /// its key; `true` when deleted (no link is left).
 pub(super) fn refresh(conn: &Connection, perspective: i64, source: &str) -> Result<bool, StoreError> {
     let first: Option<OrderKey> = conn
-        .prepare_cached(
-            "SELECT timestamp, id FROM links WHERE perspective = ?1 AND source = ?2 ORDER BY timestamp, id LIMIT 1",
-        )?
+        .prepare_cached(FIRST_LINK)?
         .query_row((perspective, source), |row| Ok((row.get(0)?, row.get(1)?)))
         .optional()?;
     match first {
@@ -76,7 +81,7 @@ fn set(conn: &Connection, perspective: i64, source: &str, first: OrderKey) -> Re
         )?
         .execute((perspective, source, first.0, first.1))?;
     if changed > 0 {
-        conn.prepare_cached("UPDATE links SET first_ts = ?3, first_seq = ?4 WHERE source = ?2 AND perspective = ?1")?
+        conn.prepare_cached(RELINK)?
             .execute((perspective, source, first.0, first.1))?;
     }
     Ok(())
